@@ -1,0 +1,146 @@
+#include "chem/molecule.h"
+
+#include <GraphMol/FileParsers/FileParsers.h>
+#include <GraphMol/GraphMol.h>
+#include <GraphMol/SmilesParse/SmilesParse.h>
+#include <GraphMol/SmilesParse/SmilesWrite.h>
+#include <RDGeneral/utils.h>
+
+#include <cctype>
+#include <cstdio>
+#include <string>
+
+#include "chem/rdkit_log.h"
+
+namespace gs::chem {
+
+void MolDeleter::operator()(RDKit::ROMol* mol) const { delete mol; }
+
+namespace {
+
+// Characters that can appear in a SMILES string. Anything else (control bytes, non-ASCII) is
+// rejected before RDKit sees it, with its position.
+bool isSmilesChar(unsigned char c) { return c > 32 && c < 127; }
+
+// Lower bound on the number of atoms, counted from the text without parsing: bracket atoms and
+// organic-subset atoms outside brackets. Lets a 1 MB string be refused in microseconds.
+int atomLowerBound(std::string_view s) {
+  int atoms = 0;
+  bool in_bracket = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (in_bracket) {
+      if (c == ']') in_bracket = false;
+      continue;
+    }
+    if (c == '[') {
+      in_bracket = true;
+      ++atoms;
+    } else if (std::isupper(static_cast<unsigned char>(c)) || c == '*') {
+      ++atoms;
+      if ((c == 'C' || c == 'B') && i + 1 < s.size() && (s[i + 1] == 'l' || s[i + 1] == 'r')) ++i;
+    } else if (c == 'b' || c == 'c' || c == 'n' || c == 'o' || c == 'p' || c == 's') {
+      ++atoms;
+    }
+  }
+  return atoms;
+}
+
+Status preCheck(std::string_view smiles, const ParseOptions& options) {
+  for (size_t i = 0; i < smiles.size(); ++i) {
+    const auto c = static_cast<unsigned char>(smiles[i]);
+    if (!isSmilesChar(c)) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "byte 0x%02X at position %zu is not a SMILES character", c, i);
+      return {StatusCode::SyntaxError, buf};
+    }
+  }
+  const int lower = atomLowerBound(smiles);
+  if (lower > options.max_atoms)
+    return {StatusCode::TooManyAtoms, "at least " + std::to_string(lower) + " atoms (limit " +
+                                          std::to_string(options.max_atoms) + ")"};
+  return Status::ok();
+}
+
+std::string_view trim(std::string_view s) {
+  const auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!s.empty() && ws(s.front())) s.remove_prefix(1);
+  while (!s.empty() && ws(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+ParsedMolecule finish(RDKit::ROMol* raw, const ParseOptions& options, const char* what) {
+  ParsedMolecule out;
+  out.mol.reset(raw);
+  if (!out.mol) {
+    std::string msg = detail::takeCapturedLog();
+    out.status = {StatusCode::SyntaxError, msg.empty() ? std::string(what) + " could not be parsed" : msg};
+    return out;
+  }
+  detail::clearCapturedLog();
+  out.num_atoms = static_cast<int>(out.mol->getNumAtoms());
+  if (out.num_atoms == 0) {
+    out.status = {StatusCode::NoAtoms, "the molecule has no atoms"};
+    out.mol.reset();
+  } else if (out.num_atoms > options.max_atoms) {
+    out.status = {StatusCode::TooManyAtoms, std::to_string(out.num_atoms) + " atoms (limit " +
+                                                std::to_string(options.max_atoms) + ")"};
+    out.mol.reset();
+  }
+  return out;
+}
+
+template <typename Fn>
+ParsedMolecule guarded(Fn&& parse, const ParseOptions& options, const char* what) {
+  detail::installLogCapture();
+  detail::clearCapturedLog();
+  try {
+    return finish(parse(), options, what);
+  } catch (const RDKit::MolSanitizeException& e) {
+    detail::clearCapturedLog();
+    return {{StatusCode::ChemistryError, e.what()}, nullptr, 0};
+  } catch (const std::exception& e) {
+    detail::clearCapturedLog();
+    return {{StatusCode::SyntaxError, e.what()}, nullptr, 0};
+  } catch (...) {
+    detail::clearCapturedLog();
+    return {{StatusCode::Internal, "unknown error while reading the molecule"}, nullptr, 0};
+  }
+}
+
+}  // namespace
+
+ParsedMolecule parseSmiles(std::string_view smiles, const ParseOptions& options) {
+  smiles = trim(smiles);
+  if (smiles.empty()) return {{StatusCode::Empty, "empty SMILES"}, nullptr, 0};
+  if (Status pre = preCheck(smiles, options); !pre.isOk()) return {pre, nullptr, 0};
+  const std::string text(smiles);
+  return guarded([&] { return RDKit::SmilesToMol(text); }, options, "SMILES");
+}
+
+ParsedMolecule parseMolBlock(std::string_view molblock, const ParseOptions& options) {
+  if (trim(molblock).empty()) return {{StatusCode::Empty, "empty record"}, nullptr, 0};
+  const std::string text(molblock);
+  return guarded([&] { return RDKit::MolBlockToMol(text, true, true); }, options, "molblock");
+}
+
+std::string canonicalSmiles(const RDKit::ROMol* mol) {
+  if (!mol) return {};
+  try {
+    return RDKit::MolToSmiles(*mol);
+  } catch (...) {
+    return {};
+  }
+}
+
+std::string randomSmiles(const RDKit::ROMol& mol, unsigned seed) {
+  RDKit::SmilesWriteParams params;
+  params.doRandom = true;
+  params.canonical = false;
+  RDKit::getRandomGenerator(static_cast<int>(seed));  // reseeds RDKit's shared generator
+  return RDKit::MolToSmiles(mol, params);
+}
+
+void setRdkitLogEcho(bool echo) { detail::setLogEcho(echo); }
+
+}  // namespace gs::chem

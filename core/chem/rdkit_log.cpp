@@ -1,0 +1,82 @@
+#include "chem/rdkit_log.h"
+
+#include <RDGeneral/RDLog.h>
+
+#include <atomic>
+#include <iostream>
+#include <mutex>
+#include <streambuf>
+
+namespace gs::chem::detail {
+namespace {
+
+thread_local std::string t_log;
+std::atomic<bool> g_echo{false};
+
+// Unbuffered streambuf that appends to the writing thread's own buffer: RDKit logs from the thread
+// that parses, so concurrent parsers never see each other's messages.
+class ThreadLocalBuf final : public std::streambuf {
+ protected:
+  int_type overflow(int_type ch) override {
+    if (ch != traits_type::eof()) {
+      t_log.push_back(static_cast<char>(ch));
+      if (g_echo.load(std::memory_order_relaxed)) std::cerr.put(static_cast<char>(ch));
+    }
+    return ch;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    // Bound the buffer: a 1 MB SMILES would otherwise be echoed into every message.
+    if (t_log.size() < 4096) t_log.append(s, static_cast<size_t>(std::min<std::streamsize>(n, 4096)));
+    if (g_echo.load(std::memory_order_relaxed)) std::cerr.write(s, n);
+    return n;
+  }
+};
+
+std::string cleanMessage(const std::string& raw) {
+  // Keep the last non-empty line, minus RDKit's "[hh:mm:ss] " timestamp.
+  std::string best;
+  size_t start = 0;
+  while (start < raw.size()) {
+    size_t end = raw.find('\n', start);
+    if (end == std::string::npos) end = raw.size();
+    std::string line = raw.substr(start, end - start);
+    if (line.size() > 11 && line[0] == '[' && line[9] == ']') line = line.substr(11);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+    const bool pointer_line = line.find_first_not_of(" ^") == std::string::npos;
+    if (!line.empty() && !pointer_line && line.rfind("SMILES Parse Error: Failed parsing", 0) != 0)
+      best = line;
+    start = end + 1;
+  }
+  if (best.size() > 300) best = best.substr(0, 300) + "...";
+  return best;
+}
+
+}  // namespace
+
+void installLogCapture() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    RDLog::InitLogs();
+    static ThreadLocalBuf buf;
+    static std::ostream stream(&buf);
+    for (auto* log : {&rdErrorLog, &rdWarningLog, &rdInfoLog}) {
+      if (*log) {
+        (*log)->ClearTee();
+        (*log)->dp_dest = &stream;
+        (*log)->df_owner = false;
+      }
+    }
+  });
+}
+
+void clearCapturedLog() { t_log.clear(); }
+
+std::string takeCapturedLog() {
+  std::string msg = cleanMessage(t_log);
+  t_log.clear();
+  return msg;
+}
+
+void setLogEcho(bool echo) { g_echo.store(echo); }
+
+}  // namespace gs::chem::detail

@@ -1,0 +1,136 @@
+#include "data/csv_reader.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "data/text_lines.h"
+
+namespace gs::data {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+const char* const kSmilesNames[] = {"smiles", "smi", "canonical_smiles", "mol", nullptr};
+const char* const kIdNames[] = {"id", "name", "title", "compound_id", "mol_id", nullptr};
+
+}  // namespace
+
+CsvReader::CsvReader(std::istream& in, const ReaderOptions& options, char delimiter)
+    : in_(in), delim_(delimiter) {
+  if (options.csv_header) {
+    bool unterminated = false;
+    if (!readRow(header_, &unterminated)) {
+      setup_ = {StatusCode::MalformedRecord, "the file is empty (no header row)"};
+      return;
+    }
+    if (!header_.empty() && !header_[0].empty() && header_[0].rfind("\xEF\xBB\xBF", 0) == 0)
+      header_[0].erase(0, 3);  // UTF-8 byte-order mark
+  }
+  smiles_col_ = resolveColumn(options.smiles_column, kSmilesNames, 0);
+  id_col_ = resolveColumn(options.id_column, kIdNames, -1);
+  if (smiles_col_ < 0 && setup_.isOk())
+    setup_ = {StatusCode::InvalidArgument, "no column named '" + options.smiles_column + "' in the header"};
+  if (!options.id_column.empty() && id_col_ < 0 && setup_.isOk())
+    setup_ = {StatusCode::InvalidArgument, "no column named '" + options.id_column + "' in the header"};
+}
+
+int CsvReader::resolveColumn(const std::string& spec, const char* const* auto_names, int fallback) {
+  if (!spec.empty() && spec[0] == '#') {
+    try {
+      return std::stoi(spec.substr(1));
+    } catch (...) {
+      return -1;
+    }
+  }
+  if (!spec.empty()) {
+    for (size_t c = 0; c < header_.size(); ++c)
+      if (lower(header_[c]) == lower(spec)) return static_cast<int>(c);
+    return -1;
+  }
+  for (const char* const* name = auto_names; *name; ++name)
+    for (size_t c = 0; c < header_.size(); ++c)
+      if (lower(header_[c]) == *name) return static_cast<int>(c);
+  return fallback;
+}
+
+bool CsvReader::readRow(std::vector<std::string>& fields, bool* unterminated) {
+  fields.clear();
+  *unterminated = false;
+  std::string line;
+  while (true) {  // skip comment lines between rows
+    if (!detail::readLine(in_, line)) return false;
+    if (line.empty() || line[0] != '#') break;
+  }
+  std::string field;
+  bool quoted = false;
+  bool was_quoted = false;
+  for (;;) {
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quoted) {
+        if (c == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            field.push_back('"');
+            ++i;
+          } else {
+            quoted = false;
+          }
+        } else {
+          field.push_back(c);
+        }
+      } else if (c == '"' && field.empty() && !was_quoted) {
+        quoted = was_quoted = true;
+      } else if (c == delim_) {
+        fields.push_back(std::move(field));
+        field.clear();
+        was_quoted = false;
+      } else {
+        field.push_back(c);
+      }
+    }
+    if (!quoted) break;
+    // A quoted field continues on the next physical line.
+    if (!detail::readLine(in_, line)) {
+      *unterminated = true;
+      break;
+    }
+    field.push_back('\n');
+  }
+  fields.push_back(std::move(field));
+  return true;
+}
+
+bool CsvReader::next(RawRecord& out) {
+  std::vector<std::string> fields;
+  bool unterminated = false;
+  if (!readRow(fields, &unterminated)) return false;
+  out = RawRecord{};
+  out.row = ++row_;
+  out.kind = RecordKind::Smiles;
+  const int needed = std::max(smiles_col_, id_col_) + 1;
+  const size_t width = header_.empty() ? fields.size() : header_.size();
+  if (id_col_ >= 0 && id_col_ < static_cast<int>(fields.size())) out.id = fields[id_col_];
+  if (out.id.empty()) out.id = std::to_string(out.row);
+  if (!setup_.isOk()) {
+    out.status = setup_;
+  } else if (unterminated) {
+    out.status = {StatusCode::MalformedRecord, "unterminated quoted field"};
+  } else if (static_cast<int>(fields.size()) < needed) {
+    out.status = {StatusCode::MalformedRecord, "row has " + std::to_string(fields.size()) +
+                                                   " fields, the header has " + std::to_string(width)};
+  } else if (fields.size() > width &&
+             std::any_of(fields.begin() + static_cast<long>(width), fields.end(),
+                         [](const std::string& f) { return !detail::isBlank(f); })) {
+    out.status = {StatusCode::MalformedRecord, "row has " + std::to_string(fields.size()) +
+                                                   " fields, the header has " + std::to_string(width)};
+  } else {
+    out.text = fields[smiles_col_];
+  }
+  out.fields = std::move(fields);
+  return true;
+}
+
+}  // namespace gs::data

@@ -1,0 +1,44 @@
+#pragma once
+// Streaming readers for .smi, .csv/.tsv and .sdf. Each yields one RawRecord per input row, in file
+// order, holding only the current record in memory. A malformed row yields a record with a
+// status, never an exception, and reading continues with the next row.
+#include <istream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "data/record.h"
+
+namespace gs::data {
+
+struct ReaderOptions {
+  // CSV: column holding SMILES / IDs, by header name (case-insensitive) or 0-based index
+  // ("#2"). Empty: auto-detect (smiles, smi, canonical_smiles / id, name, title), else column 0
+  // and the row number.
+  std::string smiles_column;
+  std::string id_column;
+  bool csv_header = true;      // false: no header row, columns by index only
+  char csv_delimiter = '\0';   // '\0': ',' (or '\t' for .tsv)
+  std::string sdf_id_property; // SDF: take the ID from this data item instead of the title
+};
+
+class RecordReader {
+ public:
+  virtual ~RecordReader() = default;
+  // False at end of input.
+  virtual bool next(RawRecord& out) = 0;
+  // Names of the CSV columns (empty for .smi/.sdf).
+  virtual std::vector<std::string> columns() const { return {}; }
+};
+
+enum class FileFormat { Smi, Csv, Tsv, Sdf };
+
+Result<FileFormat> formatFromPath(const std::string& path);
+std::unique_ptr<RecordReader> makeReader(FileFormat format, std::istream& in,
+                                         const ReaderOptions& options = {});
+// Opens the file and picks the reader from its extension; the reader owns the stream.
+Result<std::unique_ptr<RecordReader>> openReader(const std::string& path,
+                                                 const ReaderOptions& options = {});
+
+}  // namespace gs::data

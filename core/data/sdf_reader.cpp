@@ -1,0 +1,65 @@
+#include "data/sdf_reader.h"
+
+#include "data/text_lines.h"
+
+namespace gs::data {
+namespace {
+
+// "> <NAME>" or ">  <NAME> (1)": the text between the first '<' and the next '>'.
+std::string dataItemName(const std::string& line) {
+  const size_t open = line.find('<');
+  const size_t close = open == std::string::npos ? open : line.find('>', open);
+  if (close == std::string::npos) return {};
+  return line.substr(open + 1, close - open - 1);
+}
+
+}  // namespace
+
+SdfReader::SdfReader(std::istream& in, const ReaderOptions& options)
+    : in_(in), id_property_(options.sdf_id_property) {}
+
+bool SdfReader::next(RawRecord& out) {
+  std::string line;
+  std::string molblock;
+  std::string title;
+  std::string property_id;
+  bool in_block = true;
+  bool terminated = false;
+  bool nonblank = false;
+  int line_no = 0;
+  std::string current_item;
+  while (detail::readLine(in_, line)) {
+    if (line.rfind("$$$$", 0) == 0) {
+      terminated = true;
+      break;
+    }
+    nonblank = nonblank || !detail::isBlank(line);
+    if (line_no++ == 0) title = line;
+    if (in_block) {
+      molblock += line;
+      molblock += '\n';
+      if (line.rfind("M  END", 0) == 0) in_block = false;
+      continue;
+    }
+    if (!line.empty() && line[0] == '>') {
+      current_item = dataItemName(line);
+    } else if (detail::isBlank(line)) {
+      current_item.clear();
+    } else if (!current_item.empty() && current_item == id_property_ && property_id.empty()) {
+      property_id = line;
+    }
+  }
+  if (!terminated && !nonblank) return false;  // trailing blank lines after the last record
+  out = RawRecord{};
+  out.row = ++row_;
+  out.kind = RecordKind::MolBlock;
+  out.text = std::move(molblock);
+  out.id = id_property_.empty() ? title : property_id;
+  while (!out.id.empty() && (out.id.back() == ' ' || out.id.back() == '\t')) out.id.pop_back();
+  if (out.id.empty()) out.id = std::to_string(out.row);
+  if (in_block && nonblank)
+    out.status = {StatusCode::MalformedRecord, "record has no 'M  END' line"};
+  return true;
+}
+
+}  // namespace gs::data
