@@ -7,7 +7,7 @@ PKGS=(
   libtorch-dev libopenblas0-pthread
   librdkit-dev rdkit-data libboost-dev libboost-serialization-dev libboost-iostreams-dev
   libboost-system-dev libboost-program-options-dev libeigen3-dev libfreetype-dev
-  libgtest-dev libgmock-dev
+  libgtest-dev libgmock-dev nlohmann-json3-dev
   qt6-base-dev libqt6svg6-dev libqcustomplot-dev
   xvfb xauth
 )

@@ -1,0 +1,140 @@
+// Streaming readers: CSV quoting, CRLF, missing/extra columns, SDF with a broken record.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "chem/featurize.h"
+#include "data/csv_reader.h"
+#include "data/sdf_reader.h"
+
+namespace gs {
+namespace {
+
+std::vector<data::RawRecord> readAll(data::RecordReader& r) {
+  std::vector<data::RawRecord> out;
+  data::RawRecord rec;
+  while (r.next(rec)) out.push_back(rec);
+  return out;
+}
+
+TEST(CsvReader, QuotesCrlfMissingAndExtraColumns) {
+  std::stringstream in(
+      "name,SMILES,value\r\n"
+      "\"ethanol, absolute\",CCO,1.0\r\n"
+      "\"say \"\"hi\"\"\",c1ccccc1,2\r\n"
+      "short\r\n"
+      "toomany,CC,3,surprise\r\n"
+      "trailing,CCN,4,\r\n"
+      "\"multi\nline\",O,5\r\n"
+      "last,CC(=O)O,6");
+  data::CsvReader reader(in, {}, ',');
+  const auto rows = readAll(reader);
+  ASSERT_EQ(rows.size(), 7u);
+  EXPECT_EQ(rows[0].id, "ethanol, absolute");
+  EXPECT_EQ(rows[0].text, "CCO");
+  EXPECT_EQ(rows[1].id, "say \"hi\"");
+  EXPECT_EQ(rows[1].text, "c1ccccc1");
+  EXPECT_EQ(rows[2].status.code(), StatusCode::MalformedRecord);
+  EXPECT_NE(rows[2].status.message().find("1 fields"), std::string::npos);
+  EXPECT_EQ(rows[3].status.code(), StatusCode::MalformedRecord);
+  EXPECT_TRUE(rows[4].status.isOk());  // an empty trailing field is harmless
+  EXPECT_EQ(rows[4].text, "CCN");
+  EXPECT_EQ(rows[5].id, "multi\nline");
+  EXPECT_EQ(rows[6].text, "CC(=O)O");
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].row, static_cast<int64_t>(i + 1));
+}
+
+TEST(CsvReader, ExplicitColumnsAndUnknownColumn) {
+  std::stringstream in("a,b\nCCO,x1\n");
+  data::ReaderOptions opt;
+  opt.smiles_column = "#0";
+  opt.id_column = "b";
+  data::CsvReader reader(in, opt, ',');
+  auto rows = readAll(reader);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].text, "CCO");
+  EXPECT_EQ(rows[0].id, "x1");
+
+  std::stringstream in2("a,b\nCCO,x1\n");
+  opt.smiles_column = "smiles";
+  data::CsvReader bad(in2, opt, ',');
+  EXPECT_EQ(bad.setupStatus().code(), StatusCode::InvalidArgument);
+  rows = readAll(bad);
+  ASSERT_EQ(rows.size(), 1u);  // the row is still reported, with the reason
+  EXPECT_EQ(rows[0].status.code(), StatusCode::InvalidArgument);
+}
+
+TEST(CsvReader, UnterminatedQuoteAtEnd) {
+  std::stringstream in("smiles,id\nCCO,1\n\"CC,2\n");
+  data::CsvReader reader(in, {}, ',');
+  auto rows = readAll(reader);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(rows[0].status.isOk());
+  EXPECT_EQ(rows[1].status.code(), StatusCode::MalformedRecord);
+}
+
+TEST(CsvReader, NoHeaderWithCommentLine) {
+  std::ifstream in("/usr/share/RDKit/Data/NCI/first_5k.tpsa.csv");
+  ASSERT_TRUE(in) << "rdkit-data is not installed";
+  data::ReaderOptions opt;
+  opt.csv_header = false;
+  data::CsvReader reader(in, opt, ',');
+  auto rows = readAll(reader);
+  ASSERT_GT(rows.size(), 4000u);
+  EXPECT_EQ(rows[0].text, "CC1=CC(=O)C=CC1=O");
+  EXPECT_EQ(rows[0].fields.at(1), "34.14");
+}
+
+const char* kGoodMolBlock =
+    "ethanol\n  test\n\n  3  2  0  0  0  0  0  0  0  0999 V2000\n"
+    "    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n"
+    "    1.5000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n"
+    "    2.0000    1.0000    0.0000 O   0  0  0  0  0  0  0  0  0  0  0  0\n"
+    "  1  2  1  0\n  2  3  1  0\nM  END\n";
+
+TEST(SdfReader, BrokenRecordInTheMiddle) {
+  std::stringstream in;
+  in << kGoodMolBlock << "> <CAS>\n64-17-5\n\n$$$$\n"
+     << "broken\n  test\n\n  3  2  0  0  0  0  0  0  0  0999 V2000\n    0.0 garbage\nM  END\n$$$$\n"
+     << "no end\n\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n$$$$\n"
+     << kGoodMolBlock << "> <CAS>\nsecond\n\n$$$$\n\n";
+  data::ReaderOptions opt;
+  data::SdfReader reader(in, opt);
+  auto recs = readAll(reader);
+  ASSERT_EQ(recs.size(), 4u);
+  std::vector<chem::MoleculeRow> rows;
+  for (const auto& r : recs) rows.push_back(chem::featurizeRecord(r));
+  EXPECT_TRUE(rows[0].status.isOk()) << rows[0].status.toString();
+  EXPECT_EQ(rows[0].id, "ethanol");
+  EXPECT_EQ(rows[0].input, "CCO");
+  EXPECT_EQ(rows[1].status.code(), StatusCode::SyntaxError) << rows[1].status.toString();
+  EXPECT_EQ(rows[2].status.code(), StatusCode::MalformedRecord);
+  EXPECT_TRUE(rows[3].status.isOk());
+  EXPECT_EQ(rows[3].row, 4);
+
+  std::stringstream in2;
+  in2 << kGoodMolBlock << "> <CAS>\n64-17-5\n\n$$$$\n";
+  opt.sdf_id_property = "CAS";
+  data::SdfReader by_prop(in2, opt);
+  recs = readAll(by_prop);
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0].id, "64-17-5");
+}
+
+TEST(SdfReader, RdkitShippedFileReadsCompletely) {
+  std::ifstream in("/usr/share/RDKit/Data/NCI/first_200.props.sdf");
+  ASSERT_TRUE(in);
+  data::SdfReader reader(in, {});
+  int ok = 0, total = 0;
+  data::RawRecord rec;
+  while (reader.next(rec)) {
+    ++total;
+    ok += chem::featurizeRecord(rec).status.isOk();
+  }
+  EXPECT_EQ(total, 200);
+  EXPECT_GE(ok, 195);
+}
+
+}  // namespace
+}  // namespace gs
