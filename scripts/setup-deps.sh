@@ -3,7 +3,7 @@
 # Idempotent: packages already present are skipped by apt-get.
 set -euo pipefail
 PKGS=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git python3
   libtorch-dev libopenblas0-pthread
   librdkit-dev rdkit-data libboost-dev libboost-serialization-dev libboost-iostreams-dev
   libboost-system-dev libboost-program-options-dev libeigen3-dev libfreetype-dev
