@@ -18,13 +18,15 @@ std::vector<int16_t> edgeTypes(const MolGraph& g) {
   return et;
 }
 
-// Appends the intermediate vertices of the path i -> j, in order, as get_all_edges does.
-void intermediateVertices(const ShortestPaths& sp, int i, int j, std::vector<int>& out) {
+// Writes the intermediate vertices of the path i -> j in order, as get_all_edges does, but stops
+// after `limit` of them: only the first `hops` steps of a path are ever stored.
+int intermediateVertices(const ShortestPaths& sp, int i, int j, int* out, int count, int limit) {
   const int k = sp.via[static_cast<size_t>(i) * sp.n + j];
-  if (k == -1) return;
-  intermediateVertices(sp, i, k, out);
-  out.push_back(k);
-  intermediateVertices(sp, k, j, out);
+  if (k == -1 || count >= limit) return count;
+  count = intermediateVertices(sp, i, k, out, count, limit);
+  if (count >= limit) return count;
+  out[count++] = k;
+  return intermediateVertices(sp, k, j, out, count, limit);
 }
 
 }  // namespace
@@ -69,14 +71,14 @@ std::vector<int16_t> edgeInputs(const ShortestPaths& sp, const std::vector<int16
   const size_t n = sp.n;
   std::vector<int16_t> out(n * n * std::max(hops, 0) * kBondFeatures, 0);
   if (hops <= 0) return out;
-  std::vector<int> path;
+  std::vector<int> path(static_cast<size_t>(hops) + 2);
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = 0; j < n; ++j) {
       if (i == j || sp.via[i * n + j] == kUnreachable) continue;
-      path.assign(1, static_cast<int>(i));
-      intermediateVertices(sp, static_cast<int>(i), static_cast<int>(j), path);
-      path.push_back(static_cast<int>(j));
-      const int steps = std::min(static_cast<int>(path.size()) - 1, hops);
+      path[0] = static_cast<int>(i);
+      const int inner = intermediateVertices(sp, static_cast<int>(i), static_cast<int>(j), &path[1], 0, hops);
+      path[inner + 1] = static_cast<int>(j);  // past the stored steps when truncated; unused then
+      const int steps = std::min(inner + 1, hops);
       int16_t* dst = &out[(i * n + j) * hops * kBondFeatures];
       for (int s = 0; s < steps; ++s) {
         const int16_t* et = &edge_type[(static_cast<size_t>(path[s]) * n + path[s + 1]) * kBondFeatures];

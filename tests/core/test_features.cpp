@@ -3,7 +3,14 @@
 
 #include <string>
 
+#include <GraphMol/GraphMol.h>
+#include <GraphMol/SmilesParse/SmilesParse.h>
+
+#include <fstream>
+#include <memory>
+
 #include "chem/featurize.h"
+#include "chem/ogb_features.h"
 #include "core/fixture.h"
 #include "graph/graph_encoding.h"
 
@@ -75,6 +82,34 @@ TEST_F(FixtureFeatures, AllSixtyFourMoleculesMatchTheReferenceExactly) {
           ASSERT_EQ(f.enc.edge_input[(static_cast<size_t>(i) * n + j) * f.enc.hops * 3 + h],
                     full[(static_cast<size_t>(i) * n + j) * f.enc.max_dist * 3 + h]);
   }
+}
+
+// parseSmiles skips RDKit work that cannot change the molecule; prove it on the whole NCI set
+// (plus H-bearing and stereo SMILES) against SmilesToMol with its default parameters.
+TEST(FastParse, SameFeaturesAsRdkitDefaultsOnNci) {
+  std::ifstream in("/usr/share/RDKit/Data/NCI/first_5K.smi");
+  ASSERT_TRUE(in) << "rdkit-data is not installed";
+  std::vector<std::string> smiles = {"[H]C([H])([H])O", "[2H]C", "F/C=C\\Cl", "C[C@H](N)O", "[H][C@@](F)(Cl)Br"};
+  std::string line;
+  while (std::getline(in, line)) smiles.push_back(line.substr(0, line.find_first_of(" \t")));
+  int compared = 0;
+  for (const std::string& s : smiles) {
+    std::unique_ptr<RDKit::ROMol> ref;
+    try {
+      ref.reset(RDKit::SmilesToMol(s));
+    } catch (...) {
+    }
+    chem::ParsedMolecule ours = chem::parseSmiles(s);
+    ASSERT_EQ(ref != nullptr, ours.status.isOk()) << s << ": " << ours.status.toString();
+    if (!ref) continue;
+    const graph::MolGraph a = chem::ogbGraph(*ref), b = chem::ogbGraph(*ours.mol);
+    ASSERT_EQ(a.node_feat, b.node_feat) << s;
+    ASSERT_EQ(a.edge_attr, b.edge_attr) << s;
+    ASSERT_EQ(a.edge_src, b.edge_src) << s;
+    ASSERT_EQ(chem::canonicalSmiles(ref.get()), chem::canonicalSmiles(ours.mol.get())) << s;
+    ++compared;
+  }
+  EXPECT_GT(compared, 4900);
 }
 
 TEST(EdgeCases, SingleAtomHasNoEdgesAndNoHops) {
