@@ -56,7 +56,13 @@ void pipeline(const std::vector<gs::data::RawRecord>& recs, size_t begin, size_t
 }
 
 void rdkitDefault(const std::vector<gs::data::RawRecord>& recs, size_t begin, size_t end, bool) {
-  for (size_t i = begin; i < end; ++i) delete RDKit::SmilesToMol(recs[i].text);
+  for (size_t i = begin; i < end; ++i) {
+    try {
+      delete RDKit::SmilesToMol(recs[i].text);
+    } catch (const std::exception&) {
+      // a few NCI entries fail sanitization; they count as parsed work
+    }
+  }
 }
 
 void parseOnly(const std::vector<gs::data::RawRecord>& recs, size_t begin, size_t end, bool) {

@@ -57,12 +57,13 @@ void installLogCapture() {
   static std::once_flag once;
   std::call_once(once, [] {
     RDLog::InitLogs();
-    static ThreadLocalBuf buf;
-    static std::ostream stream(&buf);
+    // Immortal: RDKit's loggers flush dp_dest from their own static destructors, which may run
+    // after ours, so the stream must outlive every static object.
+    static std::ostream* const stream = new std::ostream(new ThreadLocalBuf);
     for (auto* log : {&rdErrorLog, &rdWarningLog, &rdInfoLog}) {
       if (*log) {
         (*log)->ClearTee();
-        (*log)->dp_dest = &stream;
+        (*log)->dp_dest = stream;
         (*log)->df_owner = false;
       }
     }

@@ -57,7 +57,7 @@ void fillMolecule(const graph::Featurized& m, int64_t b, int64_t N, int64_t D, c
   int64_t* ei = out.input_edges.data_ptr<int64_t>() + b * N * N * D * graph::kBondFeatures;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
-      const int16_t* src = &enc.edge_input[((static_cast<size_t>(i) * n + j) * enc.hops) * graph::kBondFeatures];
+      const int16_t* src = enc.edge_input.data() + ((static_cast<size_t>(i) * n + j) * enc.hops) * graph::kBondFeatures;
       int64_t* dst = ei + ((i * N + j) * D) * graph::kBondFeatures;
       for (int h = 0; h < hops * graph::kBondFeatures; ++h) dst[h] = src[h];
     }

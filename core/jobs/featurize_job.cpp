@@ -26,7 +26,7 @@ void writeEdgeInputs(JsonWriter& w, const std::vector<int16_t>& ei, int n, int h
   for (int i = 0; i < n; ++i) {
     w.beginArray();
     for (int j = 0; j < n; ++j) {
-      const int16_t* p = &ei[((static_cast<size_t>(i) * n + j) * hops) * graph::kBondFeatures];
+      const int16_t* p = ei.data() + ((static_cast<size_t>(i) * n + j) * hops) * graph::kBondFeatures;
       writeMatrix(w, p, hops, graph::kBondFeatures);
     }
     w.endArray();
@@ -57,7 +57,7 @@ void writeGraphFields(JsonWriter& w, const graph::Featurized& f, data::Conventio
   w.key("hf_spatial_pos");
   writeMatrix(w, enc.dist.data(), n, n, 1);
   w.key("hf_attn_edge_type").beginArray();
-  for (int i = 0; i < n; ++i) writeMatrix(w, &enc.edge_type[static_cast<size_t>(i) * n * graph::kBondFeatures], n, graph::kBondFeatures);
+  for (int i = 0; i < n; ++i) writeMatrix(w, enc.edge_type.data() + static_cast<size_t>(i) * n * graph::kBondFeatures, n, graph::kBondFeatures);
   w.endArray();
   const size_t full = static_cast<size_t>(n) * n * enc.max_dist * graph::kBondFeatures;
   const bool truncate = full > kMaxUntruncatedEdgeEntries;

@@ -53,7 +53,9 @@ TEST(BadSmiles, RandomBytesNeverCrash) {
     std::string s(1 + rng() % 64, '\0');
     for (char& c : s) c = static_cast<char>(rng() % 256);
     const chem::ParsedMolecule p = chem::parseSmiles(s);
-    if (!p.status.isOk()) EXPECT_FALSE(p.status.message().empty());
+    if (!p.status.isOk()) {
+      EXPECT_FALSE(p.status.message().empty());
+    }
   }
   std::string binary = "CC\x01\xff";
   const chem::ParsedMolecule p = chem::parseSmiles(binary);

@@ -39,7 +39,7 @@ json edgeInputsJson(const std::vector<int16_t>& ei, int n, int hops) {
   json out = json::array();
   for (int i = 0; i < n; ++i) {
     json row = json::array();
-    for (int j = 0; j < n; ++j) row.push_back(matrix(&ei[(static_cast<size_t>(i) * n + j) * hops * 3], hops, 3));
+    for (int j = 0; j < n; ++j) row.push_back(matrix(ei.data() + (static_cast<size_t>(i) * n + j) * hops * 3, hops, 3));
     out.push_back(row);
   }
   return out;
@@ -69,7 +69,7 @@ TEST_F(FixtureFeatures, AllSixtyFourMoleculesMatchTheReferenceExactly) {
     EXPECT_EQ(deg, ref["hf_in_degree"]);
     EXPECT_EQ(matrix(f.enc.dist.data(), n, n, 1), ref["hf_spatial_pos"]);
     json et = json::array();
-    for (int i = 0; i < n; ++i) et.push_back(matrix(&f.enc.edge_type[static_cast<size_t>(i) * n * 3], n, 3));
+    for (int i = 0; i < n; ++i) et.push_back(matrix(f.enc.edge_type.data() + static_cast<size_t>(i) * n * 3, n, 3));
     EXPECT_EQ(et, ref["hf_attn_edge_type"]);
     // The reference keeps every hop; ours is truncated at 5 before allocation. Compare the full
     // paths (recomputed untruncated) and check the truncated tensor is their prefix.
