@@ -118,12 +118,10 @@ bool CsvReader::next(RawRecord& out) {
     out.status = setup_;
   } else if (unterminated) {
     out.status = {StatusCode::MalformedRecord, "unterminated quoted field"};
-  } else if (static_cast<int>(fields.size()) < needed) {
-    out.status = {StatusCode::MalformedRecord, "row has " + std::to_string(fields.size()) +
-                                                   " fields, the header has " + std::to_string(width)};
-  } else if (fields.size() > width &&
-             std::any_of(fields.begin() + static_cast<long>(width), fields.end(),
-                         [](const std::string& f) { return !detail::isBlank(f); })) {
+  } else if (static_cast<int>(fields.size()) < needed ||
+             (fields.size() > width &&  // extra fields are fine only when empty (trailing commas)
+              std::any_of(fields.begin() + static_cast<long>(width), fields.end(),
+                          [](const std::string& f) { return !detail::isBlank(f); }))) {
     out.status = {StatusCode::MalformedRecord, "row has " + std::to_string(fields.size()) +
                                                    " fields, the header has " + std::to_string(width)};
   } else {
