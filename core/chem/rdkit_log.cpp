@@ -19,14 +19,15 @@ class ThreadLocalBuf final : public std::streambuf {
  protected:
   int_type overflow(int_type ch) override {
     if (ch != traits_type::eof()) {
-      t_log.push_back(static_cast<char>(ch));
-      if (g_echo.load(std::memory_order_relaxed)) std::cerr.put(static_cast<char>(ch));
+      const char c = static_cast<char>(ch);
+      xsputn(&c, 1);
     }
     return ch;
   }
   std::streamsize xsputn(const char* s, std::streamsize n) override {
-    // Bound the buffer: a 1 MB SMILES would otherwise be echoed into every message.
-    if (t_log.size() < 4096) t_log.append(s, static_cast<size_t>(std::min<std::streamsize>(n, 4096)));
+    // Bounded: a 1 MB SMILES quoted in a message must not grow every thread's buffer by 1 MB.
+    constexpr size_t kMaxLog = 4096;
+    if (t_log.size() < kMaxLog) t_log.append(s, std::min(static_cast<size_t>(n), kMaxLog - t_log.size()));
     if (g_echo.load(std::memory_order_relaxed)) std::cerr.write(s, n);
     return n;
   }
