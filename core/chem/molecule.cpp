@@ -1,5 +1,7 @@
 #include "chem/molecule.h"
 
+#include <RDGeneral/versions.h>
+
 #include <GraphMol/FileParsers/FileParsers.h>
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
@@ -166,5 +168,7 @@ std::string randomSmiles(const RDKit::ROMol& mol, unsigned seed) {
 }
 
 void setRdkitLogEcho(bool echo) { detail::setLogEcho(echo); }
+
+std::string rdkitVersion() { return RDKit::rdkitVersion; }
 
 }  // namespace gs::chem

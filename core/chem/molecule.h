@@ -42,4 +42,7 @@ std::string randomSmiles(const RDKit::ROMol& mol, unsigned seed);
 // to stderr (e.g. `--verbose`).
 void setRdkitLogEcho(bool echo);
 
+// "2022.09.x" of the RDKit this binary runs with, for run records.
+std::string rdkitVersion();
+
 }  // namespace gs::chem

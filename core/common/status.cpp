@@ -14,6 +14,7 @@ const char* statusCodeName(StatusCode code) {
     case StatusCode::InvalidArgument: return "invalid_argument";
     case StatusCode::IoError: return "io_error";
     case StatusCode::Cancelled: return "cancelled";
+    case StatusCode::OutOfMemory: return "out_of_memory";
     case StatusCode::Internal: return "internal_error";
   }
   return "unknown";

@@ -19,6 +19,7 @@ enum class StatusCode {
   InvalidArgument,
   IoError,
   Cancelled,
+  OutOfMemory,     // a batch (or one molecule) did not fit in memory
   Internal,
 };
 

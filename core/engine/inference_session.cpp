@@ -1,0 +1,164 @@
+#include "engine/inference_session.h"
+
+#include <torch/torch.h>
+
+#include "engine/torch_compat.h"
+
+namespace gs::engine {
+namespace {
+
+bool isOutOfMemory(const std::string& message) {
+  return message.find("out of memory") != std::string::npos || message.find("not enough memory") != std::string::npos;
+}
+
+Result<torch::Device> parseDevice(const std::string& name) {
+  try {
+    torch::Device device(name);
+    if (device.is_cuda() && !compat::cudaAvailable())
+      return Status(StatusCode::InvalidArgument, "device '" + name + "' requested but CUDA is not available in this build or on this machine");
+    if (!device.is_cpu() && !device.is_cuda())
+      return Status(StatusCode::InvalidArgument, "device '" + name + "' is not supported (cpu or cuda)");
+    return device;
+  } catch (const c10::Error&) {
+    return Status(StatusCode::InvalidArgument, "unknown device '" + name + "' (cpu, cuda or cuda:N)");
+  }
+}
+
+Status checkPrecision(Precision p, const torch::Device& device) {
+  if (p == Precision::BF16 && !compat::autocastSupports(device.type(), torch::kBFloat16))
+    return {StatusCode::InvalidArgument, "bf16 autocast is not available on " + device.str()};
+  if (p == Precision::FP16 && !compat::autocastSupports(device.type(), torch::kHalf))
+    return {StatusCode::InvalidArgument, "fp16 autocast needs a CUDA device with this LibTorch; use bf16 on the CPU"};
+  if (p == Precision::INT8 && !device.is_cpu())
+    return {StatusCode::InvalidArgument, "int8 dynamic quantisation runs on the CPU only; use fp16 or bf16 on CUDA"};
+  return Status::ok();
+}
+
+}  // namespace
+
+InferenceSession::InferenceSession(model::LoadedModel model, const SessionOptions& options, const torch::Device& device)
+    : model_(std::move(model)), options_(options), device_(device) {
+  collate_.convention = options.convention.value_or(model_.metadata.convention.value_or(data::Convention::Official));
+  collate_.spatial_pos_max = options.spatial_pos_max.value_or(model_.metadata.spatial_pos_max.value_or(model_.config.spatial_pos_max));
+  collate_.multi_hop_max_dist = model_.config.multi_hop_max_dist;
+}
+
+InferenceSession::~InferenceSession() = default;
+
+Result<std::unique_ptr<InferenceSession>> InferenceSession::create(model::LoadedModel model, const SessionOptions& options) {
+  if (!model.model) return Status(StatusCode::InvalidArgument, "no model loaded");
+  auto device = parseDevice(options.device);
+  if (!device.isOk()) return device.status();
+  if (options.threads < 0) return Status(StatusCode::InvalidArgument, "threads must be >= 0");
+  if (options.plan.max_batch_size < 1) return Status(StatusCode::InvalidArgument, "batch size must be at least 1");
+  if (options.threads > 0) at::set_num_threads(options.threads);
+  std::unique_ptr<InferenceSession> session(new InferenceSession(std::move(model), options, device.value()));
+  session->model_.model->eval();
+  try {
+    session->model_.model->to(device.value());
+  } catch (const c10::Error& e) {
+    return Status(StatusCode::OutOfMemory, std::string("cannot move the model to ") + device->str() + ": " + e.what_without_backtrace());
+  }
+  if (Status s = session->setPrecision(options.precision); !s.isOk()) return s;
+  return session;
+}
+
+Status InferenceSession::setPrecision(Precision precision) {
+  if (Status s = checkPrecision(precision, device_); !s.isOk()) return s;
+  std::string error;
+  if (!model_.model->setInt8(precision == Precision::INT8, &error)) return {StatusCode::InvalidArgument, error};
+  options_.precision = precision;
+  return Status::ok();
+}
+
+std::string InferenceSession::deviceName() const { return device_.str(); }
+
+torch::Tensor InferenceSession::forward(const data::GraphBatch& batch) {
+  c10::InferenceMode inference;  // thread-local: set on the thread that runs the model
+  const Precision p = options_.precision;
+  const bool autocast = p == Precision::BF16 || p == Precision::FP16;
+  compat::AutocastGuard guard(device_.type(), p == Precision::FP16 ? torch::kHalf : torch::kBFloat16, autocast);
+  auto out = model_.model->forward(device_.is_cpu() ? batch : batch.to(device_));
+  return out.to(torch::kCPU, torch::kFloat);
+}
+
+void InferenceSession::scatter(const torch::Tensor& raw, const data::Batch& batch, std::vector<Prediction>& out) const {
+  const auto& md = model_.metadata;
+  const int k = numOutputs();
+  auto acc = raw.accessor<float, 2>();
+  for (size_t b = 0; b < batch.size(); ++b) {
+    Prediction& p = out[batch[b]];
+    p.status = Status::ok();
+    p.values.resize(k);
+    for (int j = 0; j < k; ++j) {
+      double v = acc[b][j];
+      if (!md.target_std.empty()) v = v * md.target_std[j] + md.target_mean[j];
+      p.values[j] = static_cast<float>(v);
+    }
+  }
+}
+
+void InferenceSession::runBatch(const std::vector<const graph::Featurized*>& molecules, const data::Batch& batch,
+                                std::vector<Prediction>& out) {
+  std::vector<const graph::Featurized*> members;
+  members.reserve(batch.size());
+  for (int i : batch) members.push_back(molecules[i]);
+  std::string error;
+  try {
+    scatter(forward(data::collate(members, collate_)), batch, out);
+    return;
+  } catch (const std::bad_alloc&) {
+    error = "not enough memory";
+  } catch (const c10::Error& e) {
+    error = e.what_without_backtrace();
+  }
+  if (isOutOfMemory(error) && batch.size() > 1) {  // retry in halves: one huge molecule must not sink its batch
+    const auto mid = batch.begin() + static_cast<std::ptrdiff_t>(batch.size() / 2);
+    runBatch(molecules, data::Batch(batch.begin(), mid), out);
+    runBatch(molecules, data::Batch(mid, batch.end()), out);
+    return;
+  }
+  const StatusCode code = isOutOfMemory(error) ? StatusCode::OutOfMemory : StatusCode::Internal;
+  for (int i : batch) out[i].status = Status(code, error.substr(0, error.find('\n')));
+}
+
+std::vector<Prediction> InferenceSession::predict(const std::vector<const graph::Featurized*>& molecules,
+                                                  const RunCallbacks& callbacks) {
+  std::vector<Prediction> out(molecules.size());
+  std::optional<TensorMemoryScope> scope;
+  if (callbacks.memory) scope.emplace(callbacks.memory);
+  if (options_.threads > 0) at::set_num_threads(options_.threads);
+  std::vector<int> sizes(molecules.size());
+  std::vector<int> eligible;
+  for (size_t i = 0; i < molecules.size(); ++i) {
+    const int n = molecules[i] ? molecules[i]->numNodes() : 0;
+    if (!molecules[i] || n < 1) {
+      out[i].status = Status(StatusCode::InvalidArgument, "no featurized molecule");
+    } else if (n > model_.config.max_nodes) {
+      out[i].status = Status(StatusCode::TooManyAtoms, std::to_string(n) + " atoms; the model takes at most " +
+                                                           std::to_string(model_.config.max_nodes));
+    } else {
+      eligible.push_back(static_cast<int>(i));
+    }
+  }
+  std::vector<int> eligible_sizes;
+  for (int i : eligible) eligible_sizes.push_back(molecules[i]->numNodes());
+  const auto plan = data::planBatches(eligible_sizes, options_.plan);
+  int64_t done = 0;
+  const int64_t total = static_cast<int64_t>(eligible.size());
+  for (size_t b = 0; b < plan.size(); ++b) {
+    data::Batch batch;
+    for (int j : plan[b]) batch.push_back(eligible[j]);
+    if (callbacks.cancelled && callbacks.cancelled()) {
+      for (size_t r = b; r < plan.size(); ++r)
+        for (int j : plan[r]) out[eligible[j]].status = Status(StatusCode::Cancelled, "run cancelled");
+      break;
+    }
+    runBatch(molecules, batch, out);
+    done += static_cast<int64_t>(batch.size());
+    if (callbacks.progress) callbacks.progress(done, total);
+  }
+  return out;
+}
+
+}  // namespace gs::engine

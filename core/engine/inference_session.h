@@ -1,0 +1,77 @@
+#pragma once
+// An inference session owns one loaded model on one device in one precision and predicts
+// featurized molecules in planner batches.
+//
+// Thread-safety: a session is used by one thread at a time (any thread: InferenceMode and the
+// autocast state are set up on the calling thread for each call). Progress and cancellation
+// callbacks run on that thread; cancellation is checked between batches.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "data/batch_planner.h"
+#include "data/collate.h"
+#include "engine/memory_probe.h"
+#include "engine/precision.h"
+#include "graph/featurized.h"
+#include "model/checkpoint.h"
+
+namespace gs::engine {
+
+struct SessionOptions {
+  Precision precision = Precision::FP32;
+  std::string device = "cpu";  // "cpu", "cuda", "cuda:N"
+  int threads = 0;             // intra-op threads; 0 = LibTorch's default
+  // Collation: unset = the model's metadata, else the official convention and the config's
+  // spatial_pos_max (1024 in released configs).
+  std::optional<data::Convention> convention;
+  std::optional<int> spatial_pos_max;
+  data::PlanOptions plan;
+};
+
+struct Prediction {
+  Status status;              // ok, too_many_atoms, out_of_memory, cancelled, internal_error
+  std::vector<float> values;  // one per model output, de-normalised; empty unless ok
+};
+
+struct RunCallbacks {
+  std::function<void(int64_t done, int64_t total)> progress;
+  std::function<bool()> cancelled;
+  std::shared_ptr<TensorMemoryTracker> memory;  // tensor bytes of the run are reported here
+};
+
+class InferenceSession {
+ public:
+  static Result<std::unique_ptr<InferenceSession>> create(model::LoadedModel model, const SessionOptions& options);
+  ~InferenceSession();
+
+  // One prediction per molecule, in the order given (the planner's reordering is undone).
+  std::vector<Prediction> predict(const std::vector<const graph::Featurized*>& molecules,
+                                  const RunCallbacks& callbacks = {});
+  // Raw outputs [B, num_outputs] float32 on the CPU, before de-normalisation, for one batch.
+  torch::Tensor forward(const data::GraphBatch& batch);
+  // Switches precision without reloading (INT8 packs or drops the quantised weights).
+  Status setPrecision(Precision precision);
+
+  const SessionOptions& options() const { return options_; }
+  const data::CollateOptions& collateOptions() const { return collate_; }
+  const model::LoadedModel& model() const { return model_; }
+  int numOutputs() const { return model_.config.num_classes; }
+  std::string deviceName() const;
+
+ private:
+  InferenceSession(model::LoadedModel model, const SessionOptions& options, const torch::Device& device);
+  void runBatch(const std::vector<const graph::Featurized*>& molecules, const data::Batch& batch,
+                std::vector<Prediction>& out);
+  void scatter(const torch::Tensor& raw, const data::Batch& batch, std::vector<Prediction>& out) const;
+
+  model::LoadedModel model_;
+  SessionOptions options_;
+  data::CollateOptions collate_;
+  torch::Device device_;
+};
+
+}  // namespace gs::engine

@@ -1,0 +1,52 @@
+#pragma once
+// Every LibTorch-version and CUDA difference lives here; the rest of core uses device-generic
+// calls. Builds against LibTorch 1.13 (Debian, CPU) and 2.x (PyTorch wheels, CUDA).
+//   - autocast: 1.13 has per-backend setters (set_cpu_enabled, set_autocast_cpu_dtype); 2.4
+//     replaced them with set_autocast_enabled(DeviceType, bool) / set_autocast_dtype.
+//   - CUDA allocator statistics exist only in CUDA builds (GS_WITH_CUDA, set by CMake).
+#include <c10/core/DeviceType.h>
+#include <c10/core/ScalarType.h>
+
+#include <cstdint>
+#include <string>
+
+namespace gs::compat {
+
+// Enables autocast for one device type and dtype for the guard's lifetime, restoring the previous
+// state after; the outermost guard clears the autocast weight cache. Thread-local, like autocast.
+class AutocastGuard {
+ public:
+  AutocastGuard(c10::DeviceType device, c10::ScalarType dtype, bool enabled = true);
+  ~AutocastGuard();
+  AutocastGuard(const AutocastGuard&) = delete;
+  AutocastGuard& operator=(const AutocastGuard&) = delete;
+
+ private:
+  c10::DeviceType device_;
+  bool active_ = false;
+  bool prev_enabled_ = false;
+  c10::ScalarType prev_dtype_ = c10::ScalarType::Float;
+};
+
+// Whether this build's autocast supports `dtype` on `device` (CPU: bfloat16 only in 1.13).
+bool autocastSupports(c10::DeviceType device, c10::ScalarType dtype);
+
+// Selects oneDNN (or, failing that, any available engine but QNNPACK, which is slower than fp32 on
+// x86) for quantized ops. False with a message when no int8 engine exists.
+bool selectInt8Engine(std::string* error);
+
+bool cudaAvailable();
+void synchronize(c10::DeviceType device);
+
+struct CudaAllocatorStats {
+  bool available = false;
+  int64_t allocated = 0, peak_allocated = 0, reserved = 0, peak_reserved = 0;
+};
+CudaAllocatorStats cudaAllocatorStats(int device_index);
+void cudaResetPeak(int device_index);
+
+// "1.13.1" style version of the LibTorch this binary was compiled against, and "+cuda" when built
+// with CUDA.
+std::string torchVersion();
+
+}  // namespace gs::compat

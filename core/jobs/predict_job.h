@@ -1,0 +1,41 @@
+#pragma once
+// `graphormer-cli predict` (and the GUI's batch export): streams a molecule file through
+// featurization and an inference session and writes one CSV row per input row, in input order:
+//   row,id,smiles,canonical_smiles,status,<one column per model output>,message
+// plus a sidecar "<output>.json" run record. Both files are written atomically.
+#include <functional>
+#include <map>
+#include <string>
+
+#include "chem/featurize.h"
+#include "data/record_reader.h"
+#include "engine/inference_session.h"
+
+namespace gs::jobs {
+
+struct PredictJobOptions {
+  std::string model;  // directory or weights file
+  std::string input;
+  std::string output;  // CSV path; the run record goes to output + ".json"
+  data::ReaderOptions reader;
+  chem::FeaturizeOptions featurize;
+  engine::SessionOptions session;
+  int chunk_rows = 4096;  // rows featurized and predicted together (bounds memory on big files)
+  std::function<void(int64_t rows_done)> progress;
+  std::function<bool()> cancelled;
+};
+
+struct PredictSummary {
+  int64_t rows = 0;
+  std::map<std::string, int64_t> by_status;
+  double seconds = 0;
+  std::string model_sha256;
+  std::vector<std::string> notes;  // from loading the checkpoint
+};
+
+Result<PredictSummary> runPredict(const PredictJobOptions& options);
+
+// The CSV header for a model's outputs (names from the metadata, else output_0, output_1, ...).
+std::vector<std::string> predictionHeader(const model::ModelMetadata& metadata, int num_outputs);
+
+}  // namespace gs::jobs

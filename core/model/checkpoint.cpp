@@ -1,0 +1,271 @@
+#include "model/checkpoint.h"
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "common/json_writer.h"
+#include "model/pickle_value.h"
+#include "model/safetensors.h"
+#include "model/torch_zip.h"
+
+namespace gs::model {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kConfigKey = "graphormer_config";
+constexpr const char* kMetadataKey = "graphormer_metadata";
+
+Status fail(const std::string& what) { return {StatusCode::InvalidArgument, what}; }
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string siblingConfig(const std::string& weights) {
+  return (fs::path(weights).parent_path() / "config.json").string();
+}
+
+// Applies config.json (if present) over `config`, and reads our metadata fields from it.
+Status applyConfigJson(const std::string& weights, GraphormerConfig& config, ModelMetadata& metadata, bool required) {
+  const std::string path = siblingConfig(weights);
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    if (required) return fail("no config.json next to '" + weights + "': HuggingFace checkpoints keep their configuration there");
+    return Status::ok();
+  }
+  auto json = readJsonFile(path);
+  if (!json.isOk()) return json.status();
+  auto parsed = GraphormerConfig::fromJson(json.value(), config);
+  if (!parsed.isOk()) return Status(parsed.status().code(), path + ": " + parsed.status().message());
+  config = parsed.value();
+  auto md = ModelMetadata::fromJson(json.value());
+  if (!md.isOk()) return Status(md.status().code(), path + ": " + md.status().message());
+  metadata.overrideWith(md.value());
+  return Status::ok();
+}
+
+Status fromSafetensors(const std::string& path, Checkpoint& ck) {
+  auto file = readSafetensors(path);
+  if (!file.isOk()) return file.status();
+  ck.format = "safetensors";
+  ck.tensors = std::move(file->tensors);
+  bool embedded = false;
+  if (auto it = file->metadata.find(kConfigKey); it != file->metadata.end()) {
+    auto json = JsonValue::parse(it->second);
+    if (!json.isOk()) return fail(path + ": embedded config: " + json.status().message());
+    auto config = GraphormerConfig::fromJson(json.value());
+    if (!config.isOk()) return Status(config.status().code(), path + ": " + config.status().message());
+    ck.config = config.value();
+    embedded = true;
+  }
+  if (auto it = file->metadata.find(kMetadataKey); it != file->metadata.end()) {
+    auto json = JsonValue::parse(it->second);
+    if (!json.isOk()) return fail(path + ": embedded metadata: " + json.status().message());
+    auto md = ModelMetadata::fromJson(json.value());
+    if (!md.isOk()) return Status(md.status().code(), path + ": " + md.status().message());
+    ck.metadata = md.value();
+  }
+  return applyConfigJson(path, ck.config, ck.metadata, !embedded);
+}
+
+Status stateDictTensors(const PyRef& dict, const std::string& path, TensorList& out) {
+  if (!dict || dict->kind != PyValue::Kind::Dict) return fail("'" + path + "' does not hold a state dict");
+  for (const auto& [k, v] : dict->pairs) {
+    if (!k->isString()) return fail("'" + path + "': state dict key is a " + std::string(k->kindName()));
+    if (v->kind != PyValue::Kind::Tensor)
+      return fail("'" + path + "': entry '" + k->text + "' is a " + v->kindName() + ", not a tensor");
+    out.emplace_back(k->text, v->tensor);
+  }
+  return Status::ok();
+}
+
+// fairseq's argparse.Namespace -> config.json field names, over the architecture's defaults.
+Result<GraphormerConfig> fairseqConfig(const PyRef& args, const std::string& path) {
+  if (!args || args->kind != PyValue::Kind::Object)
+    return fail("'" + path + "': fairseq checkpoint without 'args' (newer omegaconf 'cfg' layout): put a config.json beside it");
+  static const std::pair<const char*, const char*> kRename[] = {
+      {"encoder_layers", "num_hidden_layers"}, {"encoder_embed_dim", "embedding_dim"},
+      {"encoder_ffn_embed_dim", "ffn_embedding_dim"}, {"encoder_attention_heads", "num_attention_heads"},
+      {"act_dropout", "activation_dropout"}};
+  std::ostringstream text;
+  JsonWriter w(text);
+  w.beginObject();
+  std::string arch = "graphormer_base";
+  for (const auto& [k, v] : args->pairs) {
+    if (!k->isString()) continue;
+    std::string key = k->text;
+    for (const auto& [from, to] : kRename)
+      if (key == from) key = to;
+    if (key == "arch" && v->isString()) arch = v->text;
+    if (v->kind == PyValue::Kind::Int) w.field(key, v->integer);
+    else if (v->kind == PyValue::Kind::Bool) w.field(key, v->boolean);
+    else if (v->kind == PyValue::Kind::Float) w.field(key, v->real);
+    else if (v->isString()) w.field(key, std::string_view(v->text));
+  }
+  w.endObject();
+  GraphormerConfig defaults;
+  if (arch == "graphormer") {  // fairseq base_architecture
+    defaults.embedding_dim = 1024;
+    defaults.num_hidden_layers = 6;
+    defaults.num_attention_heads = 8;
+    defaults.ffn_embedding_dim = 4096;
+  } else {
+    const std::string preset = arch.rfind("graphormer_", 0) == 0 ? arch.substr(11) : "base";
+    auto p = GraphormerConfig::preset(preset);
+    if (p.isOk()) defaults = p.value();
+  }
+  defaults.dropout = 0.1;
+  auto json = JsonValue::parse(text.str());
+  if (!json.isOk()) return json.status();
+  return GraphormerConfig::fromJson(json.value(), defaults);
+}
+
+Status fromTorchZip(const std::string& path, Checkpoint& ck) {
+  auto root = readTorchZip(path);
+  if (!root.isOk()) return root.status();
+  const PyRef& r = root.value();
+  const PyRef model = r->kind == PyValue::Kind::Dict ? r->get("model") : nullptr;
+  if (!model || model->kind != PyValue::Kind::Dict) {
+    ck.format = "pytorch";
+    PyRef dict = r->kind == PyValue::Kind::Dict && r->get("state_dict") ? r->get("state_dict") : r;
+    if (Status s = stateDictTensors(dict, path, ck.tensors); !s.isOk()) return s;
+    return applyConfigJson(path, ck.config, ck.metadata, /*required=*/true);
+  }
+  ck.format = "fairseq";
+  TensorList raw;
+  if (Status s = stateDictTensors(model, path, raw); !s.isOk()) return s;
+  int dropped = 0;
+  int64_t classes = 0;
+  for (auto& [key, tensor] : raw) {
+    std::string hf;
+    if (!mapFairseqKey(key, &hf)) {
+      ++dropped;
+      continue;
+    }
+    if (hf == "classifier.classifier.weight" && tensor.dim() == 2) classes = tensor.size(0);
+    ck.tensors.emplace_back(hf, tensor);
+  }
+  if (dropped) ck.notes.push_back("dropped " + std::to_string(dropped) + " fairseq-only weights (encoder.masked_lm_pooler.*)");
+  auto config = fairseqConfig(r->get("args"), path);
+  if (!config.isOk()) {
+    // Without usable args a config.json must say everything.
+    if (Status s = applyConfigJson(path, ck.config, ck.metadata, true); !s.isOk()) return config.status();
+  } else {
+    ck.config = config.value();
+    PyRef args = r->get("args");
+    if (classes > 0 && !(args && args->get("num_classes"))) ck.config.num_classes = static_cast<int>(classes);
+    if (Status s = applyConfigJson(path, ck.config, ck.metadata, false); !s.isOk()) return s;
+  }
+  // Released fairseq checkpoints were trained with the official preprocessing.
+  if (!ck.metadata.convention) ck.metadata.convention = data::Convention::Official;
+  return Status::ok();
+}
+
+}  // namespace
+
+bool mapFairseqKey(const std::string& fairseq, std::string* hf) {
+  if (fairseq.rfind("encoder.masked_lm_pooler.", 0) == 0) return false;
+  if (fairseq == "encoder.embed_out.weight") *hf = "classifier.classifier.weight";
+  else if (fairseq == "encoder.lm_output_learned_bias") *hf = "classifier.lm_output_learned_bias";
+  else *hf = fairseq;
+  return true;
+}
+
+Result<std::string> resolveWeightsFile(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Status(StatusCode::IoError, "model path '" + path + "' does not exist");
+  if (!fs::is_directory(path, ec)) return path;
+  for (const char* name : {"model.safetensors", "pytorch_model.bin"}) {
+    const auto candidate = fs::path(path) / name;
+    if (fs::exists(candidate, ec)) return candidate.string();
+  }
+  std::vector<std::string> others;
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    const std::string p = entry.path().string();
+    if (endsWith(p, ".pt") || endsWith(p, ".pth") || endsWith(p, ".safetensors")) others.push_back(p);
+  }
+  if (others.size() == 1) return others.front();
+  if (others.empty())
+    return Status(StatusCode::IoError, "directory '" + path +
+                                           "' holds no checkpoint (model.safetensors, pytorch_model.bin or a fairseq .pt)");
+  return Status(StatusCode::InvalidArgument, "directory '" + path + "' holds several checkpoints; name the file");
+}
+
+Result<Checkpoint> readCheckpoint(const std::string& path) {
+  auto weights = resolveWeightsFile(path);
+  if (!weights.isOk()) return weights.status();
+  Checkpoint ck;
+  ck.weights_path = weights.value();
+  const Status s = endsWith(ck.weights_path, ".safetensors") ? fromSafetensors(ck.weights_path, ck)
+                                                             : fromTorchZip(ck.weights_path, ck);
+  if (!s.isOk()) return s;
+  if (Status v = ck.metadata.validate(ck.config.num_classes); !v.isOk()) return v;
+  return ck;
+}
+
+Status loadStateDict(GraphormerImpl& model, const TensorList& tensors) {
+  std::map<std::string, const torch::Tensor*> given;
+  for (const auto& [name, t] : tensors) given[name] = &t;
+  const auto params = model.named_parameters(/*recurse=*/true);
+  std::vector<std::string> missing, unexpected;
+  for (const auto& p : params)
+    if (!given.count(p.key())) missing.push_back(p.key());
+  for (const auto& [name, t] : given)
+    if (!params.contains(name)) unexpected.push_back(name);
+  auto list = [](const std::vector<std::string>& keys) {
+    std::string s;
+    for (size_t i = 0; i < keys.size() && i < 5; ++i) s += (i ? ", '" : "'") + keys[i] + "'";
+    return keys.size() > 5 ? s + ", ..." : s;
+  };
+  if (!missing.empty())
+    return fail("checkpoint lacks " + std::to_string(missing.size()) + " weight(s) the model needs: " + list(missing) +
+                " (does the config match the checkpoint?)");
+  if (!unexpected.empty())
+    return fail("checkpoint has " + std::to_string(unexpected.size()) + " weight(s) the model does not use: " +
+                list(unexpected) + " (does the config match the checkpoint?)");
+  torch::NoGradGuard no_grad;
+  for (const auto& p : params) {
+    const torch::Tensor& src = *given[p.key()];
+    if (!at::isFloatingType(src.scalar_type()))
+      return fail("weight '" + p.key() + "' is stored as " + std::string(c10::toString(src.scalar_type())) +
+                  "; a floating-point type is needed");
+    if (src.sizes() != p.value().sizes())
+      return fail("weight '" + p.key() + "' has shape " + shapeString(src.sizes()) + " in the checkpoint but the config needs " +
+                  shapeString(p.value().sizes()));
+    if (!torch::isfinite(src).all().item<bool>()) return fail("weight '" + p.key() + "' contains NaN or infinite values");
+    p.value().copy_(src);
+  }
+  return Status::ok();
+}
+
+Result<LoadedModel> loadModel(const std::string& path) {
+  auto ck = readCheckpoint(path);
+  if (!ck.isOk()) return ck.status();
+  LoadedModel m;
+  m.config = ck->config;
+  m.metadata = ck->metadata;
+  m.weights_path = ck->weights_path;
+  m.format = ck->format;
+  m.notes = ck->notes;
+  try {
+    m.model = Graphormer(m.config);
+  } catch (const std::exception& e) {
+    return Status(StatusCode::Internal, std::string("cannot build the model: ") + e.what());
+  }
+  if (Status s = loadStateDict(*m.model, ck->tensors); !s.isOk())
+    return Status(s.code(), "'" + m.weights_path + "': " + s.message());
+  m.model->eval();
+  return m;
+}
+
+Status saveModel(const std::string& path, GraphormerImpl& model, const ModelMetadata& metadata) {
+  TensorList tensors;
+  for (const auto& p : model.named_parameters(true)) tensors.emplace_back(p.key(), p.value().detach().to(torch::kFloat));
+  StringMap header{{"format", "pt"}, {kConfigKey, model.config().toJson()}, {kMetadataKey, metadata.toJson()}};
+  return writeSafetensors(path, tensors, header);
+}
+
+}  // namespace gs::model

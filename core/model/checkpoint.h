@@ -1,0 +1,49 @@
+#pragma once
+// Loading and saving Graphormer checkpoints.
+//   model.safetensors  (HF names; our own files also carry the config and metadata in the header)
+//   pytorch_model.bin  (torch.save(model.state_dict()), HF names, config.json beside it)
+//   fairseq .pt        (microsoft/Graphormer: {"args": Namespace, "model": state_dict, ...})
+// A path may be a file or a directory holding one of them. A config.json beside the weights
+// overrides the configuration embedded in them. Loading is strict: every missing, unexpected,
+// mis-shaped, non-float or non-finite weight is an error that names the key.
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "model/config.h"
+#include "model/graphormer.h"
+#include "model/tensor_map.h"
+
+namespace gs::model {
+
+struct Checkpoint {
+  std::string weights_path;  // the file actually read
+  std::string format;        // "safetensors", "pytorch" or "fairseq"
+  GraphormerConfig config;
+  ModelMetadata metadata;
+  TensorList tensors;              // HuggingFace names
+  std::vector<std::string> notes;  // e.g. which fairseq-only weights were dropped
+};
+
+struct LoadedModel {
+  Graphormer model{nullptr};
+  GraphormerConfig config;
+  ModelMetadata metadata;
+  std::string weights_path;
+  std::string format;
+  std::vector<std::string> notes;
+};
+
+// Finds the weights file for a directory (model.safetensors, pytorch_model.bin, then a single .pt).
+Result<std::string> resolveWeightsFile(const std::string& path);
+Result<Checkpoint> readCheckpoint(const std::string& path);
+// Copies `tensors` into the model's parameters, checking names, shapes, dtypes and values.
+Status loadStateDict(GraphormerImpl& model, const TensorList& tensors);
+Result<LoadedModel> loadModel(const std::string& path);
+// Writes model.safetensors with the config and metadata in its header (atomic).
+Status saveModel(const std::string& path, GraphormerImpl& model, const ModelMetadata& metadata);
+
+// Maps fairseq key names to HuggingFace ones; returns false for keys HF has no use for.
+bool mapFairseqKey(const std::string& fairseq, std::string* hf);
+
+}  // namespace gs::model

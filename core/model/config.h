@@ -1,0 +1,69 @@
+#pragma once
+// Graphormer hyper-parameters, with the HuggingFace config.json field names, and the metadata a
+// model carries about what it predicts. Presets follow microsoft/Graphormer's architectures.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json_value.h"
+#include "common/status.h"
+#include "data/convention.h"
+
+namespace gs::model {
+
+struct GraphormerConfig {
+  int num_atoms = 512 * 9;  // embedding rows = num_atoms + 1 (row 0 = padding)
+  int num_edges = 512 * 3;
+  int num_in_degree = 512;
+  int num_out_degree = 512;
+  int num_spatial = 512;
+  int num_edge_dis = 128;
+  std::string edge_type = "multi_hop";  // or "single_hop"
+  int max_nodes = 512;
+  int spatial_pos_max = 1024;
+  int multi_hop_max_dist = 5;
+  int num_hidden_layers = 12;
+  int embedding_dim = 768;
+  int ffn_embedding_dim = 768;
+  int num_attention_heads = 32;
+  int num_classes = 1;
+  bool encoder_normalize_before = true;  // layer norm on the embeddings
+  bool pre_layernorm = false;            // pre-LN encoder layers (released checkpoints: post-LN)
+  std::string activation_fn = "gelu";    // "gelu" (erf) or "relu"
+  double dropout = 0.0;
+  double attention_dropout = 0.1;
+  double activation_dropout = 0.1;
+
+  // Checks ranges and divisibility; the message names the offending field.
+  Status validate() const;
+  // "slim" (80 dims, 12 layers), "base" (768, 12), "large" (1024, 24).
+  static Result<GraphormerConfig> preset(const std::string& name, int num_classes = 1);
+  // Reads HuggingFace config.json fields; absent fields keep the values of `defaults`.
+  static Result<GraphormerConfig> fromJson(const JsonValue& json, const GraphormerConfig& defaults);
+  static Result<GraphormerConfig> fromJson(const JsonValue& json);
+  std::string toJson() const;
+  int64_t parameterCount() const;
+};
+
+// What the model's outputs mean and how its inputs were prepared. Stored with the weights
+// (safetensors metadata) or in config.json next to them.
+struct ModelMetadata {
+  std::vector<std::string> target_names;  // one per output; empty = output_0, output_1, ...
+  std::vector<std::string> target_units;
+  std::optional<data::Convention> convention;  // index convention the model was trained with
+  std::optional<int> spatial_pos_max;          // collator masking used in training
+  std::vector<double> target_mean;             // outputs are de-normalised: y = raw * std + mean
+  std::vector<double> target_std;
+  std::string description;
+
+  std::string outputName(int i) const;
+  static Result<ModelMetadata> fromJson(const JsonValue& json);
+  // Merges fields present in `other` over this one.
+  void overrideWith(const ModelMetadata& other);
+  std::string toJson() const;
+  Status validate(int num_outputs) const;
+};
+
+Result<JsonValue> readJsonFile(const std::string& path);
+
+}  // namespace gs::model

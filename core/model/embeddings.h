@@ -1,0 +1,46 @@
+#pragma once
+// The two input modules of Graphormer, with HuggingFace parameter names:
+//   GraphNodeFeature: atom embeddings summed over the 9 OGB features + in/out-degree embeddings,
+//                     graph token prepended -> [B, 1+N, C]
+//   GraphAttnBias:    spatial-position, multi-hop edge and graph-token virtual-distance terms plus
+//                     the collated attention mask -> [B, H, 1+N, 1+N]
+#include <torch/nn/module.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/pimpl.h>
+
+#include "data/collate.h"
+#include "model/config.h"
+
+namespace gs::model {
+
+class GraphNodeFeatureImpl : public torch::nn::Module {
+ public:
+  explicit GraphNodeFeatureImpl(const GraphormerConfig& config);
+  torch::Tensor forward(const data::GraphBatch& batch);
+
+  torch::nn::Embedding atom_encoder{nullptr}, in_degree_encoder{nullptr}, out_degree_encoder{nullptr},
+      graph_token{nullptr};
+};
+TORCH_MODULE(GraphNodeFeature);
+
+class GraphAttnBiasImpl : public torch::nn::Module {
+ public:
+  explicit GraphAttnBiasImpl(const GraphormerConfig& config);
+  torch::Tensor forward(const data::GraphBatch& batch);
+
+  torch::nn::Embedding edge_encoder{nullptr}, edge_dis_encoder{nullptr}, spatial_pos_encoder{nullptr},
+      graph_token_virtual_distance{nullptr};
+
+ private:
+  torch::Tensor multiHopEdgeTerm(const data::GraphBatch& batch);  // [B, H, N, N]
+  int64_t heads_;
+  int64_t multi_hop_max_dist_;
+  bool multi_hop_;
+};
+TORCH_MODULE(GraphAttnBias);
+
+// Keeps embedding row 0 (padding) at zero during training, as torch.nn.Embedding(padding_idx=0)
+// does; the fused embedding_bag lookups have no padding index of their own.
+void freezePaddingRow(torch::Tensor& weight);
+
+}  // namespace gs::model

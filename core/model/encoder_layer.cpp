@@ -1,0 +1,70 @@
+#include "model/encoder_layer.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+namespace gs::model {
+
+SelfAttentionImpl::SelfAttentionImpl(int64_t embed_dim, int64_t heads, double attention_dropout)
+    : heads_(heads), head_dim_(embed_dim / heads), dropout_(attention_dropout) {
+  scaling_ = 1.0 / std::sqrt(static_cast<double>(head_dim_));
+  k_proj = register_module("k_proj", Linear(embed_dim, embed_dim));
+  v_proj = register_module("v_proj", Linear(embed_dim, embed_dim));
+  q_proj = register_module("q_proj", Linear(embed_dim, embed_dim));
+  out_proj = register_module("out_proj", Linear(embed_dim, embed_dim));
+}
+
+torch::Tensor SelfAttentionImpl::scores(const torch::Tensor& x, const torch::Tensor& bias) {
+  const int64_t b = x.size(0), t = x.size(1);
+  auto q = (q_proj(x) * scaling_).view({b, t, heads_, head_dim_}).transpose(1, 2);
+  auto k = k_proj(x).view({b, t, heads_, head_dim_}).transpose(1, 2);
+  // Scores may come out in bf16/fp16 under autocast; the bias and the softmax stay in fp32.
+  return torch::matmul(q, k.transpose(-2, -1)).to(torch::kFloat) + bias;
+}
+
+torch::Tensor SelfAttentionImpl::attentionProbs(const torch::Tensor& x, const torch::Tensor& bias) {
+  return torch::softmax(scores(x, bias), -1);
+}
+
+torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& bias) {
+  const int64_t b = x.size(0), t = x.size(1);
+  auto v = v_proj(x).view({b, t, heads_, head_dim_}).transpose(1, 2);
+  auto probs = torch::softmax(scores(x, bias), -1);
+  if (is_training() && dropout_ > 0) probs = torch::dropout(probs, dropout_, true);
+  auto out = torch::matmul(probs.to(v.scalar_type()), v);  // [B, H, T, d]
+  return out_proj(out.transpose(1, 2).reshape({b, t, heads_ * head_dim_}));
+}
+
+EncoderLayerImpl::EncoderLayerImpl(const GraphormerConfig& c)
+    : pre_layernorm_(c.pre_layernorm),
+      gelu_(c.activation_fn == "gelu"),
+      dropout_(c.dropout),
+      activation_dropout_(c.activation_dropout) {
+  const int64_t dim = c.embedding_dim;
+  self_attn = register_module("self_attn", SelfAttention(dim, c.num_attention_heads, c.attention_dropout));
+  self_attn_layer_norm = register_module("self_attn_layer_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})));
+  fc1 = register_module("fc1", Linear(dim, c.ffn_embedding_dim));
+  fc2 = register_module("fc2", Linear(c.ffn_embedding_dim, dim));
+  final_layer_norm = register_module("final_layer_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})));
+}
+
+torch::Tensor EncoderLayerImpl::activation(const torch::Tensor& x) const {
+  return gelu_ ? torch::gelu(x) : torch::relu(x);
+}
+
+torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& bias) {
+  const bool train = is_training();
+  auto h = pre_layernorm_ ? self_attn_layer_norm(x) : x;
+  h = torch::dropout(self_attn(h, bias), dropout_, train && dropout_ > 0);
+  auto y = x + h;
+  if (!pre_layernorm_) y = self_attn_layer_norm(y);
+  h = pre_layernorm_ ? final_layer_norm(y) : y;
+  h = torch::dropout(activation(fc1(h)), activation_dropout_, train && activation_dropout_ > 0);
+  h = torch::dropout(fc2(h), dropout_, train && dropout_ > 0);
+  y = y + h;
+  if (!pre_layernorm_) y = final_layer_norm(y);
+  return y;
+}
+
+}  // namespace gs::model

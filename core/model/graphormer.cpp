@@ -1,0 +1,115 @@
+#include "model/graphormer.h"
+
+#include <torch/torch.h>
+
+#include <limits>
+
+namespace gs::model {
+namespace {
+
+torch::nn::LayerNorm layerNorm(int64_t dim) { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})); }
+
+}  // namespace
+
+GraphEncoderImpl::GraphEncoderImpl(const GraphormerConfig& c) : dropout_(c.dropout) {
+  graph_node_feature = register_module("graph_node_feature", GraphNodeFeature(c));
+  graph_attn_bias = register_module("graph_attn_bias", GraphAttnBias(c));
+  if (c.encoder_normalize_before) emb_layer_norm = register_module("emb_layer_norm", layerNorm(c.embedding_dim));
+  layers = register_module("layers", torch::nn::ModuleList());
+  for (int i = 0; i < c.num_hidden_layers; ++i) layers->push_back(EncoderLayer(c));
+  if (c.pre_layernorm) final_layer_norm = register_module("final_layer_norm", layerNorm(c.embedding_dim));
+}
+
+torch::Tensor GraphEncoderImpl::attentionBias(const data::GraphBatch& batch) {
+  auto bias = graph_attn_bias(batch);  // [B, H, T, T]
+  // Key padding: padded nodes have all-zero features; the graph token (column 0) is never masked.
+  auto padded = batch.input_nodes.select(2, 0).eq(0);
+  padded = torch::cat({torch::zeros({padded.size(0), 1}, padded.options()), padded}, 1);
+  return bias.masked_fill(padded.unsqueeze(1).unsqueeze(2), -std::numeric_limits<float>::infinity());
+}
+
+torch::Tensor GraphEncoderImpl::normalizeEmbeddings(const torch::Tensor& node_features) {
+  auto x = emb_layer_norm ? emb_layer_norm(node_features) : node_features;
+  return is_training() && dropout_ > 0 ? torch::dropout(x, dropout_, true) : x;
+}
+
+torch::Tensor GraphEncoderImpl::runLayers(torch::Tensor x, const torch::Tensor& bias, const LayerRunner& runner) {
+  int index = 0;
+  for (auto& module : *layers) {
+    auto& layer = *module->as<EncoderLayerImpl>();
+    x = runner ? runner(index, layer, x, bias) : layer.forward(x, bias);
+    ++index;
+  }
+  return x;  // no layer norm after the last layer, as in the reference
+}
+
+EncoderImpl::EncoderImpl(const GraphormerConfig& c) : gelu_(c.activation_fn == "gelu") {
+  graph_encoder = register_module("graph_encoder", GraphEncoder(c));
+  lm_head_transform_weight = register_module("lm_head_transform_weight", Linear(c.embedding_dim, c.embedding_dim));
+  layer_norm = register_module("layer_norm", layerNorm(c.embedding_dim));
+}
+
+torch::Tensor EncoderImpl::headTransform(const torch::Tensor& x) {
+  auto h = lm_head_transform_weight(x);
+  return layer_norm(gelu_ ? torch::gelu(h) : torch::relu(h));
+}
+
+DecoderHeadImpl::DecoderHeadImpl(int64_t embed_dim, int64_t num_classes) {
+  classifier = register_module("classifier", Linear(embed_dim, num_classes, /*with_bias=*/false));
+  lm_output_learned_bias = register_parameter("lm_output_learned_bias", torch::zeros({1}));
+}
+
+GraphormerImpl::GraphormerImpl(const GraphormerConfig& config) : config_(config) {
+  encoder = register_module("encoder", Encoder(config));
+  classifier = register_module("classifier", DecoderHead(config.embedding_dim, config.num_classes));
+}
+
+torch::Tensor GraphormerImpl::forwardFromNodeFeatures(const torch::Tensor& node_features, const torch::Tensor& bias,
+                                                      const LayerRunner& runner) {
+  auto& graph = *encoder->graph_encoder;
+  auto x = graph.runLayers(graph.normalizeEmbeddings(node_features), bias, runner);
+  // The head is per token and only the graph token (index 0) is read: project that one only.
+  auto token = x.select(1, 0);
+  return classifier(encoder->headTransform(token)).to(torch::kFloat);
+}
+
+torch::Tensor GraphormerImpl::forward(const data::GraphBatch& batch, const LayerRunner& runner) {
+  auto& graph = *encoder->graph_encoder;
+  return forwardFromNodeFeatures(graph.graph_node_feature(batch), graph.attentionBias(batch), runner);
+}
+
+void GraphormerImpl::initializeWeights(uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  auto generator = at::detail::createCPUGenerator(seed);
+  for (auto& module : modules(/*include_self=*/false)) {
+    if (auto* linear = module->as<LinearImpl>()) {
+      linear->weight.normal_(0.0, 0.02, generator);
+      if (linear->bias.defined()) linear->bias.zero_();
+    } else if (auto* embedding = module->as<torch::nn::EmbeddingImpl>()) {
+      embedding->weight.normal_(0.0, 0.02, generator);
+      if (embedding->options.padding_idx()) embedding->weight[*embedding->options.padding_idx()].zero_();
+    }
+  }
+  classifier->lm_output_learned_bias.zero_();
+}
+
+std::vector<Linear> GraphormerImpl::linears() {
+  std::vector<Linear> out;
+  for (auto& module : modules(false))
+    if (auto linear = std::dynamic_pointer_cast<LinearImpl>(module)) out.emplace_back(linear);
+  return out;
+}
+
+bool GraphormerImpl::setInt8(bool enable, std::string* error) {
+  for (auto& linear : linears()) {
+    if (!enable) {
+      linear->dropInt8();
+    } else if (!linear->quantizeInt8(error)) {
+      for (auto& l : linears()) l->dropInt8();
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace gs::model

@@ -1,0 +1,97 @@
+#pragma once
+// Graphormer for graph-level prediction, module for module and name for name the HuggingFace
+// GraphormerForGraphClassification, so a state dict maps one to one:
+//   encoder.graph_encoder.{graph_node_feature, graph_attn_bias, emb_layer_norm, layers.i, final_layer_norm}
+//   encoder.{lm_head_transform_weight, layer_norm}, classifier.{classifier, lm_output_learned_bias}
+// Thread-safety: a module may be used by one thread at a time.
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/normalization.h>
+#include <torch/nn/pimpl.h>
+
+#include <functional>
+
+#include "data/collate.h"
+#include "model/config.h"
+#include "model/embeddings.h"
+#include "model/encoder_layer.h"
+#include "model/linear.h"
+
+namespace gs::model {
+
+// Runs encoder layer `index` on (x, bias); lets the engine wrap layers (activation checkpointing,
+// per-layer hooks) without the model knowing.
+using LayerRunner = std::function<torch::Tensor(int index, EncoderLayerImpl& layer, const torch::Tensor& x,
+                                                const torch::Tensor& bias)>;
+
+class GraphEncoderImpl : public torch::nn::Module {
+ public:
+  explicit GraphEncoderImpl(const GraphormerConfig& config);
+  // [B, H, T, T] float32 attention bias with the padded keys masked (-inf).
+  torch::Tensor attentionBias(const data::GraphBatch& batch);
+  // Embedding layer norm (when configured); input is graph_node_feature's output.
+  torch::Tensor normalizeEmbeddings(const torch::Tensor& node_features);
+  torch::Tensor runLayers(torch::Tensor x, const torch::Tensor& bias, const LayerRunner& runner = {});
+
+  GraphNodeFeature graph_node_feature{nullptr};
+  GraphAttnBias graph_attn_bias{nullptr};
+  torch::nn::LayerNorm emb_layer_norm{nullptr};    // when encoder_normalize_before
+  torch::nn::ModuleList layers{nullptr};
+  torch::nn::LayerNorm final_layer_norm{nullptr};  // when pre_layernorm: in checkpoints, unused by the forward
+
+ private:
+  double dropout_;
+};
+TORCH_MODULE(GraphEncoder);
+
+class EncoderImpl : public torch::nn::Module {
+ public:
+  explicit EncoderImpl(const GraphormerConfig& config);
+  torch::Tensor headTransform(const torch::Tensor& x);  // layer_norm(act(W x))
+
+  GraphEncoder graph_encoder{nullptr};
+  Linear lm_head_transform_weight{nullptr};
+  torch::nn::LayerNorm layer_norm{nullptr};
+
+ private:
+  bool gelu_;
+};
+TORCH_MODULE(Encoder);
+
+class DecoderHeadImpl : public torch::nn::Module {
+ public:
+  DecoderHeadImpl(int64_t embed_dim, int64_t num_classes);
+  torch::Tensor forward(const torch::Tensor& x) { return classifier(x) + lm_output_learned_bias; }
+
+  Linear classifier{nullptr};
+  torch::Tensor lm_output_learned_bias;
+};
+TORCH_MODULE(DecoderHead);
+
+class GraphormerImpl : public torch::nn::Module {
+ public:
+  explicit GraphormerImpl(const GraphormerConfig& config);
+
+  // [B, num_classes] float32 raw outputs (before any target de-normalisation).
+  torch::Tensor forward(const data::GraphBatch& batch, const LayerRunner& runner = {});
+  // The same forward split at the node features, for attributions: `node_features` is
+  // graph_node_feature's output [B, T, C] (or a perturbation of it).
+  torch::Tensor forwardFromNodeFeatures(const torch::Tensor& node_features, const torch::Tensor& bias,
+                                        const LayerRunner& runner = {});
+  // Graphormer initialisation: Linear and Embedding weights N(0, 0.02), biases 0, padding rows 0.
+  void initializeWeights(uint64_t seed);
+  // Packs every Linear for int8 dynamic quantisation (or drops the packing with enable = false).
+  bool setInt8(bool enable, std::string* error);
+  std::vector<Linear> linears();
+
+  const GraphormerConfig& config() const { return config_; }
+
+  Encoder encoder{nullptr};
+  DecoderHead classifier{nullptr};
+
+ private:
+  GraphormerConfig config_;
+};
+TORCH_MODULE(Graphormer);
+
+}  // namespace gs::model
