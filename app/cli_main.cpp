@@ -16,17 +16,22 @@ const char* kUsage =
     "commands:\n"
     "  featurize --input FILE [--convention official|hf] [--json] [--smiles-column C] [--id-column C]\n"
     "            [--no-header] [--sdf-id-property P] [--max-atoms N] [--multi-hop-max-dist N] [--verbose]\n"
+    "            [--atom-order canonical|as-written]\n"
     "      Per input row: status, atom and bond counts, longest shortest path; with --json one JSON\n"
     "      object per row with the OGB features and Graphormer encodings (reference field names).\n"
     "\n"
     "  predict --model DIR|FILE --input FILE --output FILE.csv [--precision fp32|bf16|fp16|int8]\n"
     "          [--batch-size N] [--threads N] [--device cpu|cuda] [--convention official|hf]\n"
     "          [--spatial-pos-max N] [--no-bucketing] [--smiles-column C] [--id-column C] [--no-header]\n"
-    "          [--sdf-id-property P] [--max-atoms N] [--quiet]\n"
+    "          [--sdf-id-property P] [--max-atoms N] [--atom-order canonical|as-written] [--quiet]\n"
     "      One CSV row per input row, in input order: row,id,smiles,canonical_smiles,status,<outputs>,message;\n"
     "      a run record (model SHA-256, settings, versions, counts) goes to FILE.csv.json.\n"
     "      Defaults: fp32, batch 32, the model's index convention (official if it names none) and its\n"
     "      spatial_pos_max. Models: model.safetensors, pytorch_model.bin (+ config.json) or a fairseq .pt.\n"
+    "\n"
+    "--atom-order: chirality tags and the choice among equally short paths depend on the order a SMILES\n"
+    "writes the atoms in. 'canonical' (default) renumbers atoms canonically first, so every SMILES of a\n"
+    "molecule gives the same result; 'as-written' keeps the input order, as OGB and the Python Graphormer do.\n"
     "\n"
     "Input formats by extension: .smi (SMILES [name]), .csv/.tsv (header row; SMILES column\n"
     "auto-detected or --smiles-column NAME|#INDEX), .sdf (ID from the title or --sdf-id-property).\n";
@@ -34,6 +39,14 @@ const char* kUsage =
 int fail(const std::string& message) {
   std::cerr << "graphormer-cli: " << message << "\n";
   return 2;
+}
+
+bool readAtomOrder(const gs::app::CliArgs& args, gs::chem::AtomOrder* out) {
+  const std::string c = args.get("--atom-order", "canonical");
+  if (c == "canonical") *out = gs::chem::AtomOrder::Canonical;
+  else if (c == "as-written") *out = gs::chem::AtomOrder::AsWritten;
+  else return false;
+  return true;
 }
 
 void readCommonOptions(const gs::app::CliArgs& args, gs::data::ReaderOptions& reader) {
@@ -48,7 +61,7 @@ int featurizeCommand(int argc, char** argv) {
   std::string error;
   if (!args.parse(argc, argv, 2,
                   {"--input", "--convention", "--smiles-column", "--id-column", "--sdf-id-property",
-                   "--max-atoms", "--multi-hop-max-dist"},
+                   "--max-atoms", "--multi-hop-max-dist", "--atom-order"},
                   {"--json", "--no-header", "--verbose"}, &error))
     return fail(error);
   gs::jobs::FeaturizeJobOptions options;
@@ -60,6 +73,7 @@ int featurizeCommand(int argc, char** argv) {
       !args.getInt("--multi-hop-max-dist", 5, 0, 510, &options.featurize.multi_hop_max_dist, &error))
     return fail(error);
   options.json = args.has("--json");
+  if (!readAtomOrder(args, &options.featurize.atom_order)) return fail("--atom-order must be 'canonical' or 'as-written'");
   readCommonOptions(args, options.reader);
   gs::chem::setRdkitLogEcho(args.has("--verbose"));
   std::ios::sync_with_stdio(false);
@@ -78,7 +92,7 @@ int predictCommand(int argc, char** argv) {
   if (!args.parse(argc, argv, 2,
                   {"--model", "--input", "--output", "--precision", "--batch-size", "--threads", "--device",
                    "--convention", "--spatial-pos-max", "--smiles-column", "--id-column", "--sdf-id-property",
-                   "--max-atoms"},
+                   "--max-atoms", "--atom-order"},
                   {"--no-bucketing", "--no-header", "--quiet", "--verbose"}, &error))
     return fail(error);
   gs::jobs::PredictJobOptions options;
@@ -105,6 +119,7 @@ int predictCommand(int argc, char** argv) {
     return fail(error);
   if (args.has("--spatial-pos-max")) session.spatial_pos_max = spatial_pos_max;
   session.plan.bucketing = !args.has("--no-bucketing");
+  if (!readAtomOrder(args, &options.featurize.atom_order)) return fail("--atom-order must be 'canonical' or 'as-written'");
   readCommonOptions(args, options.reader);
   gs::chem::setRdkitLogEcho(args.has("--verbose"));
   if (!args.has("--quiet"))

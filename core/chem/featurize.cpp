@@ -1,14 +1,37 @@
 #include "chem/featurize.h"
 
+#include <GraphMol/MolOps.h>
 #include <GraphMol/ROMol.h>
+#include <GraphMol/new_canon.h>
+
+#include <memory>
+#include <numeric>
 
 #include "chem/ogb_features.h"
 
 namespace gs::chem {
 
-graph::Featurized featurizeMolecule(const RDKit::ROMol& mol, int multi_hop_max_dist) {
+graph::Featurized featurizeMolecule(const RDKit::ROMol& mol, int multi_hop_max_dist, AtomOrder order,
+                                    std::vector<int>* atom_of_node) {
   graph::Featurized f;
-  f.graph = ogbGraph(mol);
+  const unsigned n = mol.getNumAtoms();
+  if (order == AtomOrder::AsWritten) {
+    f.graph = ogbGraph(mol);
+    if (atom_of_node) {
+      atom_of_node->resize(n);
+      std::iota(atom_of_node->begin(), atom_of_node->end(), 0);
+    }
+  } else {
+    // Canonical ranks with ties broken: numberings that differ only by a symmetry of the molecule
+    // give identical graphs, so every SMILES of the molecule featurizes the same way.
+    std::vector<unsigned int> ranks;
+    RDKit::Canon::rankMolAtoms(mol, ranks, /*breakTies=*/true, /*includeChirality=*/true, /*includeIsotopes=*/true);
+    std::vector<unsigned int> new_order(n);
+    for (unsigned i = 0; i < n; ++i) new_order[ranks[i]] = i;
+    std::unique_ptr<RDKit::ROMol> canonical(RDKit::MolOps::renumberAtoms(mol, new_order));
+    f.graph = ogbGraph(*canonical, AtomOrder::Canonical);
+    if (atom_of_node) atom_of_node->assign(new_order.begin(), new_order.end());
+  }
   f.enc = graph::encodeGraph(f.graph, multi_hop_max_dist);
   return f;
 }
@@ -31,7 +54,7 @@ MoleculeRow featurizeRecord(const data::RawRecord& record, const FeaturizeOption
     if (options.canonical_smiles || record.kind == data::RecordKind::MolBlock)
       row.canonical = canonicalSmiles(parsed.mol.get());
     if (record.kind == data::RecordKind::MolBlock) row.input = row.canonical;
-    row.features = featurizeMolecule(*parsed.mol, options.multi_hop_max_dist);
+    row.features = featurizeMolecule(*parsed.mol, options.multi_hop_max_dist, options.atom_order, &row.atom_of_node);
   } catch (const std::exception& e) {
     row.status = {StatusCode::Internal, std::string("featurization failed: ") + e.what()};
     row.features.reset();

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "chem/molecule.h"
+#include "chem/ogb_features.h"
 #include "data/record.h"
 #include "graph/featurized.h"
 
@@ -15,6 +16,9 @@ struct FeaturizeOptions {
   int multi_hop_max_dist = 5;  // edge paths are truncated to this many hops before allocation
   bool keep_molecule = false;  // keep the RDKit molecule (depiction); costs memory on big files
   bool canonical_smiles = true;
+  // Canonical (default): a molecule gets the same graph however its SMILES orders the atoms;
+  // AsWritten reproduces OGB / the Python reference exactly.
+  AtomOrder atom_order = AtomOrder::Canonical;
 };
 
 struct MoleculeRow {
@@ -25,10 +29,13 @@ struct MoleculeRow {
   Status status;
   int num_atoms = 0;
   std::optional<graph::Featurized> features;  // set iff status is ok
+  std::vector<int> atom_of_node;  // graph node k is atom atom_of_node[k] of the parsed molecule
   MolPtr mol;                    // only with keep_molecule
 };
 
-graph::Featurized featurizeMolecule(const RDKit::ROMol& mol, int multi_hop_max_dist);
+// atom_of_node (optional) receives, for each graph node, the index of its atom in `mol`.
+graph::Featurized featurizeMolecule(const RDKit::ROMol& mol, int multi_hop_max_dist,
+                                    AtomOrder order = AtomOrder::AsWritten, std::vector<int>* atom_of_node = nullptr);
 
 // Never throws; a record that is malformed or fails to parse yields a row with that status.
 MoleculeRow featurizeRecord(const data::RawRecord& record, const FeaturizeOptions& options = {});

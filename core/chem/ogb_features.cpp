@@ -2,6 +2,8 @@
 
 #include <GraphMol/GraphMol.h>
 
+#include <vector>
+
 namespace gs::chem {
 namespace {
 
@@ -54,17 +56,47 @@ int16_t bondStereoIndex(RDKit::Bond::BondStereo s) {
   }
 }
 
+bool hasTetrahedralTags(const RDKit::ROMol& mol) {
+  for (const RDKit::Atom* a : mol.atoms())
+    if (a->getChiralTag() == RDKit::Atom::CHI_TETRAHEDRAL_CW || a->getChiralTag() == RDKit::Atom::CHI_TETRAHEDRAL_CCW)
+      return true;
+  return false;
+}
+
+// The tag each atom would carry if its bonds were listed in index order of the neighbours: an odd permutation between the two orders swaps CW and CCW. An implicit H keeps the
+// same place under both orders, so only the explicit neighbours are permuted.
+std::vector<RDKit::Atom::ChiralType> canonicalTags(const RDKit::ROMol& mol) {
+  std::vector<RDKit::Atom::ChiralType> tags;
+  for (const RDKit::Atom* a : mol.atoms()) tags.push_back(a->getChiralTag());
+  if (!hasTetrahedralTags(mol)) return tags;
+  std::vector<unsigned int> order;
+  for (const RDKit::Atom* a : mol.atoms()) {
+    auto& tag = tags[a->getIdx()];
+    if (tag != RDKit::Atom::CHI_TETRAHEDRAL_CW && tag != RDKit::Atom::CHI_TETRAHEDRAL_CCW) continue;
+    order.clear();
+    for (const RDKit::Bond* b : mol.atomBonds(a)) order.push_back(b->getOtherAtomIdx(a->getIdx()));
+    int inversions = 0;
+    for (size_t i = 0; i < order.size(); ++i)
+      for (size_t j = i + 1; j < order.size(); ++j) inversions += order[i] > order[j];
+    if (inversions % 2)
+      tag = tag == RDKit::Atom::CHI_TETRAHEDRAL_CW ? RDKit::Atom::CHI_TETRAHEDRAL_CCW : RDKit::Atom::CHI_TETRAHEDRAL_CW;
+  }
+  return tags;
+}
+
 }  // namespace
 
-graph::MolGraph ogbGraph(const RDKit::ROMol& mol) {
+graph::MolGraph ogbGraph(const RDKit::ROMol& mol, AtomOrder order) {
   graph::MolGraph g;
   g.num_nodes = static_cast<int>(mol.getNumAtoms());
   g.node_feat.reserve(static_cast<size_t>(g.num_nodes) * graph::kAtomFeatures);
   const RDKit::RingInfo* rings = mol.getRingInfo();
+  std::vector<RDKit::Atom::ChiralType> canonical;
+  if (order == AtomOrder::Canonical) canonical = canonicalTags(mol);
   for (const RDKit::Atom* a : mol.atoms()) {
     const int16_t f[graph::kAtomFeatures] = {
         rangeIndex(a->getAtomicNum(), 1, 118),
-        chiralityIndex(a->getChiralTag()),
+        chiralityIndex(canonical.empty() ? a->getChiralTag() : canonical[a->getIdx()]),
         rangeIndex(static_cast<int>(a->getTotalDegree()), 0, 10),
         rangeIndex(a->getFormalCharge(), -5, 5),
         rangeIndex(static_cast<int>(a->getTotalNumHs()), 0, 8),

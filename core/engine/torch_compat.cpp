@@ -65,6 +65,17 @@ AutocastGuard::~AutocastGuard() {
   setAutocast(device_, prev_enabled_, prev_dtype_);
 }
 
+AutocastSuspend::AutocastSuspend()
+    : cpu_(autocastEnabled(c10::DeviceType::CPU)), cuda_(autocastEnabled(c10::DeviceType::CUDA)) {
+  if (cpu_) setAutocast(c10::DeviceType::CPU, false, autocastDtype(c10::DeviceType::CPU));
+  if (cuda_) setAutocast(c10::DeviceType::CUDA, false, autocastDtype(c10::DeviceType::CUDA));
+}
+
+AutocastSuspend::~AutocastSuspend() {
+  if (cpu_) setAutocast(c10::DeviceType::CPU, true, autocastDtype(c10::DeviceType::CPU));
+  if (cuda_) setAutocast(c10::DeviceType::CUDA, true, autocastDtype(c10::DeviceType::CUDA));
+}
+
 bool autocastSupports(c10::DeviceType device, c10::ScalarType dtype) {
   if (device == c10::DeviceType::CUDA) return dtype == c10::ScalarType::Half || dtype == c10::ScalarType::BFloat16;
   if (device != c10::DeviceType::CPU) return false;

@@ -28,6 +28,18 @@ class AutocastGuard {
   c10::ScalarType prev_dtype_ = c10::ScalarType::Float;
 };
 
+// Turns autocast off (CPU and CUDA) for its lifetime, for the few products that must stay in fp32.
+class AutocastSuspend {
+ public:
+  AutocastSuspend();
+  ~AutocastSuspend();
+  AutocastSuspend(const AutocastSuspend&) = delete;
+  AutocastSuspend& operator=(const AutocastSuspend&) = delete;
+
+ private:
+  bool cpu_ = false, cuda_ = false;
+};
+
 // Whether this build's autocast supports `dtype` on `device` (CPU: bfloat16 only in 1.13).
 bool autocastSupports(c10::DeviceType device, c10::ScalarType dtype);
 

@@ -4,6 +4,9 @@
 
 #include <cmath>
 
+#include "engine/torch_compat.h"
+#include "model/layer_norm.h"
+
 namespace gs::model {
 
 SelfAttentionImpl::SelfAttentionImpl(int64_t embed_dim, int64_t heads, double attention_dropout)
@@ -19,8 +22,12 @@ torch::Tensor SelfAttentionImpl::scores(const torch::Tensor& x, const torch::Ten
   const int64_t b = x.size(0), t = x.size(1);
   auto q = (q_proj(x) * scaling_).view({b, t, heads_, head_dim_}).transpose(1, 2);
   auto k = k_proj(x).view({b, t, heads_, head_dim_}).transpose(1, 2);
-  // Scores may come out in bf16/fp16 under autocast; the bias and the softmax stay in fp32.
-  return torch::matmul(q, k.transpose(-2, -1)).to(torch::kFloat) + bias;
+  // Attention products stay in fp32 under autocast: they cost T^2*d FLOPs against the
+  // projections' T*d^2, and 16-bit scores lose most of the bias's precision.
+  compat::AutocastSuspend fp32;
+  return torch::baddbmm(bias.view({b * heads_, t, t}), q.to(torch::kFloat).reshape({b * heads_, t, head_dim_}),
+                        k.to(torch::kFloat).reshape({b * heads_, t, head_dim_}).transpose(1, 2))
+      .view({b, heads_, t, t});
 }
 
 torch::Tensor SelfAttentionImpl::attentionProbs(const torch::Tensor& x, const torch::Tensor& bias) {
@@ -32,7 +39,8 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Te
   auto v = v_proj(x).view({b, t, heads_, head_dim_}).transpose(1, 2);
   auto probs = torch::softmax(scores(x, bias), -1);
   if (is_training() && dropout_ > 0) probs = torch::dropout(probs, dropout_, true);
-  auto out = torch::matmul(probs.to(v.scalar_type()), v);  // [B, H, T, d]
+  compat::AutocastSuspend fp32;
+  auto out = torch::matmul(probs, v.to(torch::kFloat));  // [B, H, T, d]
   return out_proj(out.transpose(1, 2).reshape({b, t, heads_ * head_dim_}));
 }
 
@@ -55,15 +63,15 @@ torch::Tensor EncoderLayerImpl::activation(const torch::Tensor& x) const {
 
 torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& bias) {
   const bool train = is_training();
-  auto h = pre_layernorm_ ? self_attn_layer_norm(x) : x;
+  auto h = pre_layernorm_ ? layerNormFp32(self_attn_layer_norm, x) : x;
   h = torch::dropout(self_attn(h, bias), dropout_, train && dropout_ > 0);
   auto y = x + h;
-  if (!pre_layernorm_) y = self_attn_layer_norm(y);
-  h = pre_layernorm_ ? final_layer_norm(y) : y;
+  if (!pre_layernorm_) y = layerNormFp32(self_attn_layer_norm, y);
+  h = pre_layernorm_ ? layerNormFp32(final_layer_norm, y) : y;
   h = torch::dropout(activation(fc1(h)), activation_dropout_, train && activation_dropout_ > 0);
   h = torch::dropout(fc2(h), dropout_, train && dropout_ > 0);
   y = y + h;
-  if (!pre_layernorm_) y = final_layer_norm(y);
+  if (!pre_layernorm_) y = layerNormFp32(final_layer_norm, y);
   return y;
 }
 

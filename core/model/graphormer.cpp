@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "model/layer_norm.h"
+
 namespace gs::model {
 namespace {
 
@@ -29,7 +31,7 @@ torch::Tensor GraphEncoderImpl::attentionBias(const data::GraphBatch& batch) {
 }
 
 torch::Tensor GraphEncoderImpl::normalizeEmbeddings(const torch::Tensor& node_features) {
-  auto x = emb_layer_norm ? emb_layer_norm(node_features) : node_features;
+  auto x = emb_layer_norm ? layerNormFp32(emb_layer_norm, node_features) : node_features;
   return is_training() && dropout_ > 0 ? torch::dropout(x, dropout_, true) : x;
 }
 
@@ -51,7 +53,7 @@ EncoderImpl::EncoderImpl(const GraphormerConfig& c) : gelu_(c.activation_fn == "
 
 torch::Tensor EncoderImpl::headTransform(const torch::Tensor& x) {
   auto h = lm_head_transform_weight(x);
-  return layer_norm(gelu_ ? torch::gelu(h) : torch::relu(h));
+  return layerNormFp32(layer_norm, gelu_ ? torch::gelu(h) : torch::relu(h));
 }
 
 DecoderHeadImpl::DecoderHeadImpl(int64_t embed_dim, int64_t num_classes) {
@@ -102,7 +104,7 @@ std::vector<Linear> GraphormerImpl::linears() {
 
 bool GraphormerImpl::setInt8(bool enable, std::string* error) {
   for (auto& linear : linears()) {
-    if (!enable) {
+    if (!enable || linear.get() == classifier->classifier.get() || linear.get() == encoder->lm_head_transform_weight.get()) {
       linear->dropInt8();
     } else if (!linear->quantizeInt8(error)) {
       for (auto& l : linears()) l->dropInt8();

@@ -116,7 +116,7 @@ Result<SafetensorsFile> readSafetensors(const std::string& path) {
   if (header_len > kMaxHeader) return fail(path, "header length " + std::to_string(header_len) + " exceeds 100 MB");
   if (header_len > file_size - 8)
     return fail(path, "header length " + std::to_string(header_len) + " points past the end of the file (" +
-                          std::to_string(file_size) + " bytes)");
+                          std::to_string(file_size) + " bytes; truncated file?)");
   std::string header(header_len, '\0');
   if (!in.read(header.data(), static_cast<std::streamsize>(header_len))) return fail(path, "cannot read the header");
   auto json = JsonValue::parse(header);

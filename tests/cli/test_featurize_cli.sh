@@ -15,7 +15,7 @@ if grep -q "SMILES Parse Error" "$tmp/err.txt"; then echo "RDKit log leaked to s
 csv=$(tail -n +2 "$tmp/csv.tsv" | cut -f2,3 | tr '\t\n' ':|')
 [ "$csv" = "ethanol, absolute:ok|short:malformed_record|quoted \"x\":ok|too:malformed_record|last:ok|" ] || { echo "csv: $csv"; exit 1; }
 
-"$cli" featurize --input "$data/graphormer-reference/molecules.smi" --json --convention hf > "$tmp/f.jsonl"
+"$cli" featurize --input "$data/graphormer-reference/molecules.smi" --json --convention hf --atom-order as-written > "$tmp/f.jsonl"
 [ "$(wc -l < "$tmp/f.jsonl")" -eq 64 ] || { echo "expected 64 JSON rows"; exit 1; }
 cmp <(python3 -c 'import json,sys
 for l in open(sys.argv[1]):

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# graphormer-cli predict end to end: one row per input row in order with statuses, predictions equal
+# to the reference fixture, a complete run record, atomic output, and clear errors for bad models.
+set -euo pipefail
+cli=$1; data=$2
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fixture="$data/graphormer-reference"
+
+"$cli" predict --model "$fixture/postln" --input "$data/bad_input.smi" --output "$tmp/bad.csv" 2> "$tmp/err.txt"
+statuses=$(tail -n +2 "$tmp/bad.csv" | python3 -c 'import csv,sys; csv.field_size_limit(1 << 30); print(" ".join(r[4] for r in csv.reader(sys.stdin)))')
+expected="ok empty empty syntax_error chemistry_error syntax_error chemistry_error too_many_atoms syntax_error ok ok"
+[ "$statuses" = "$expected" ] || { echo "statuses: '$statuses' expected '$expected'"; exit 1; }
+head -1 "$tmp/bad.csv" | grep -qx "row,id,smiles,canonical_smiles,status,output_0,output_1,message" \
+  || { echo "header: $(head -1 "$tmp/bad.csv")"; exit 1; }
+python3 - "$tmp/bad.csv" <<'PY'
+import csv, sys
+csv.field_size_limit(1 << 30)
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [int(r["row"]) for r in rows] == list(range(1, 12)), "rows out of order"
+for r in rows:
+    filled = r["output_0"] != "" and r["output_1"] != ""
+    assert filled == (r["status"] == "ok"), r
+    assert (r["message"] == "") == (r["status"] == "ok"), r
+PY
+python3 - "$tmp/bad.csv.json" <<'PY'
+import json, sys, re
+rec = json.load(open(sys.argv[1]))
+assert re.fullmatch(r"[0-9a-f]{64}", rec["model"]["sha256"]), rec["model"]
+assert rec["precision"] == "fp32" and rec["device"] == "cpu" and rec["batch_size"] == 32
+assert rec["convention"] == "official" and rec["spatial_pos_max"] == 1024
+assert rec["rows"] == 11 and sum(rec["counts"].values()) == 11 and rec["counts"]["ok"] == 3
+assert rec["libraries"]["libtorch"] and rec["libraries"]["rdkit"].startswith("20")
+PY
+[ -z "$(ls "$tmp" | grep tmp- || true)" ] || { echo "temporary files left behind"; exit 1; }
+
+# Same numbers as the Python reference, from each checkpoint format, HF convention.
+for weights in model.safetensors pytorch_model.bin fairseq_checkpoint.pt; do
+  "$cli" predict --model "$fixture/postln/$weights" --input "$fixture/molecules.smi" --output "$tmp/p.csv" \
+      --convention hf --spatial-pos-max 20 --batch-size 5 --atom-order as-written --quiet 2>/dev/null
+  python3 - "$tmp/p.csv" "$fixture/postln/expected.csv" <<'PY'
+import csv, sys
+ours = list(csv.DictReader(open(sys.argv[1])))
+ref = list(csv.DictReader(open(sys.argv[2])))
+assert len(ours) == 64
+worst = max(abs(float(o[f"output_{c}"]) - float(r[f"hf_batched_{c}"])) for o, r in zip(ours, ref) for c in (0, 1))
+assert worst < 1e-4, worst
+PY
+done
+
+# Bad model paths: non-zero exit, a message naming the problem, no output file.
+mkdir "$tmp/empty"
+if "$cli" predict --model "$tmp/empty" --input "$data/bad_input.smi" --output "$tmp/x.csv" 2> "$tmp/e1.txt"; then
+  echo "empty model directory accepted"; exit 1; fi
+grep -q "holds no checkpoint" "$tmp/e1.txt" || { cat "$tmp/e1.txt"; exit 1; }
+[ ! -e "$tmp/x.csv" ] || { echo "output written for a failed run"; exit 1; }
+head -c 1000 "$fixture/postln/model.safetensors" > "$tmp/empty/model.safetensors"
+cp "$fixture/postln/config.json" "$tmp/empty/"
+if "$cli" predict --model "$tmp/empty" --input "$data/bad_input.smi" --output "$tmp/x.csv" 2> "$tmp/e2.txt"; then
+  echo "truncated model accepted"; exit 1; fi
+grep -q "truncated" "$tmp/e2.txt" || { cat "$tmp/e2.txt"; exit 1; }
+if "$cli" predict --model "$fixture/postln" --input "$data/bad_input.smi" --output "$tmp/x.csv" --precision fp64 2> "$tmp/e3.txt"; then
+  echo "bad precision accepted"; exit 1; fi
+echo "predict CLI: all checks passed"

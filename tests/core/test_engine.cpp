@@ -1,0 +1,184 @@
+// Inference session behaviour: precisions, invariance, cancellation, progress, memory probes.
+#include <gtest/gtest.h>
+
+#include "core/model_fixture.h"
+#include "engine/torch_compat.h"
+
+namespace gs {
+namespace {
+
+std::unique_ptr<engine::InferenceSession> fixtureSession(engine::Precision p, int batch = 16,
+                                                         const std::string& variant = "postln") {
+  auto model = model::loadModel(test::fixtureDir() + "/" + variant);
+  EXPECT_TRUE(model.isOk()) << model.status().toString();
+  engine::SessionOptions o;
+  o.precision = p;
+  o.plan.max_batch_size = batch;
+  auto s = engine::InferenceSession::create(std::move(model.value()), o);
+  EXPECT_TRUE(s.isOk()) << s.status().toString();
+  return s.isOk() ? std::move(s.value()) : nullptr;
+}
+
+double maxAbsDiff(const std::vector<engine::Prediction>& a, const std::vector<engine::Prediction>& b) {
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    for (size_t j = 0; j < a[i].values.size(); ++j) worst = std::max(worst, double(std::abs(a[i].values[j] - b[i].values[j])));
+  return worst;
+}
+
+// Tolerances measured on the fixture and documented in docs/PERFORMANCE.md (its weights are random
+// and large, outputs have a standard deviation of ~0.5): bf16 rounds every projection to 8 mantissa
+// bits, int8 quantises weights per channel and activations per tensor.
+struct Tolerance {
+  engine::Precision precision;
+  double max_abs, mean_abs;
+};
+
+TEST(Precision, Bf16AndInt8StayWithinTheirMeasuredTolerance) {
+  const auto graphs = test::fixtureGraphs(5);
+  const auto mols = test::pointers(graphs);
+  for (const std::string variant : {"postln", "preln"}) {
+    const auto fp32 = fixtureSession(engine::Precision::FP32, 16, variant)->predict(mols);
+    const auto fp32_again = fixtureSession(engine::Precision::FP32, 16, variant)->predict(mols);
+    EXPECT_EQ(maxAbsDiff(fp32, fp32_again), 0.0) << "fp32 against itself must be exact";
+    for (const Tolerance& t : {Tolerance{engine::Precision::BF16, 0.15, 0.02}, Tolerance{engine::Precision::INT8, 0.3, 0.05}}) {
+      const auto out = fixtureSession(t.precision, 16, variant)->predict(mols);
+      double mean = 0;
+      int n = 0;
+      for (size_t i = 0; i < out.size(); ++i) {
+        ASSERT_TRUE(out[i].status.isOk()) << out[i].status.toString();
+        for (size_t j = 0; j < out[i].values.size(); ++j, ++n) mean += std::abs(out[i].values[j] - fp32[i].values[j]);
+      }
+      mean /= n;
+      const double worst = maxAbsDiff(fp32, out);
+      std::printf("[ measured ] %s %s vs fp32: max |d| %.4f, mean |d| %.4f\n", variant.c_str(),
+                  engine::precisionName(t.precision), worst, mean);
+      EXPECT_LT(worst, t.max_abs) << variant << " " << engine::precisionName(t.precision);
+      EXPECT_LT(mean, t.mean_abs) << variant << " " << engine::precisionName(t.precision);
+      EXPECT_GT(worst, 0.0) << engine::precisionName(t.precision) << " must actually change the arithmetic";
+    }
+  }
+}
+
+TEST(Precision, SwitchingBackToFp32RestoresExactOutputs) {
+  const auto graphs = test::fixtureGraphs(5);
+  const auto mols = test::pointers(graphs);
+  auto s = fixtureSession(engine::Precision::FP32);
+  const auto before = s->predict(mols);
+  ASSERT_TRUE(s->setPrecision(engine::Precision::INT8).isOk());
+  EXPECT_GT(maxAbsDiff(before, s->predict(mols)), 0.0);
+  ASSERT_TRUE(s->setPrecision(engine::Precision::FP32).isOk());
+  EXPECT_EQ(maxAbsDiff(before, s->predict(mols)), 0.0);
+}
+
+TEST(Precision, UnsupportedCombinationsAreRefusedWithAReason) {
+  auto model = model::loadModel(test::fixtureDir() + "/postln");
+  ASSERT_TRUE(model.isOk());
+  engine::SessionOptions o;
+  o.precision = engine::Precision::FP16;
+  if (!gs::compat::autocastSupports(c10::DeviceType::CPU, torch::kHalf)) {
+    auto s = engine::InferenceSession::create(model.value(), o);
+    ASSERT_FALSE(s.isOk());
+    EXPECT_NE(s.status().message().find("fp16"), std::string::npos);
+  }
+  o.precision = engine::Precision::FP32;
+  o.device = "cuda";
+  if (!compat::cudaAvailable()) {
+    auto s = engine::InferenceSession::create(model.value(), o);
+    ASSERT_FALSE(s.isOk());
+    EXPECT_NE(s.status().message().find("CUDA is not available"), std::string::npos);
+  }
+  o.device = "tpu";
+  EXPECT_FALSE(engine::InferenceSession::create(model.value(), o).isOk());
+}
+
+TEST(Invariance, PredictionDoesNotDependOnBatchCompanions) {
+  const auto graphs = test::fixtureGraphs(5);
+  auto s = fixtureSession(engine::Precision::FP32, 64);
+  for (int target : {0, 1, 5, 30}) {
+    const auto alone = s->predict({&graphs[target]});
+    // the longest molecule and a disconnected one force padding and wide path tensors
+    const auto crowded = s->predict({&graphs[3], &graphs[target], &graphs[2], &graphs[40]});
+    for (int c = 0; c < s->numOutputs(); ++c) EXPECT_NEAR(alone[0].values[c], crowded[1].values[c], 1e-5) << target;
+  }
+}
+
+TEST(Session, CancellationStopsBetweenBatchesAndMarksTheRest) {
+  const auto graphs = test::fixtureGraphs(5);
+  auto s = fixtureSession(engine::Precision::FP32, 8);
+  int batches = 0;
+  engine::RunCallbacks cb;
+  std::vector<int64_t> progress;
+  cb.progress = [&](int64_t done, int64_t total) {
+    progress.push_back(done);
+    EXPECT_EQ(total, 64);
+  };
+  cb.cancelled = [&] { return ++batches > 2; };
+  const auto out = s->predict(test::pointers(graphs), cb);
+  ASSERT_EQ(out.size(), 64u);
+  int ok = 0, cancelled = 0;
+  for (const auto& o : out) (o.status.isOk() ? ok : cancelled) += o.status.isOk() || o.status.code() == StatusCode::Cancelled;
+  EXPECT_EQ(ok, 16);
+  EXPECT_EQ(cancelled, 48);
+  EXPECT_EQ(progress, (std::vector<int64_t>{8, 16}));
+}
+
+TEST(Session, MoleculesLargerThanTheModelAllowsGetTheirOwnStatus) {
+  model::GraphormerConfig c;
+  c.num_hidden_layers = 1;
+  c.embedding_dim = 8;
+  c.ffn_embedding_dim = 8;
+  c.num_attention_heads = 2;
+  c.max_nodes = 10;
+  model::LoadedModel m;
+  m.config = c;
+  m.model = model::Graphormer(c);
+  m.model->initializeWeights(1);
+  auto s = engine::InferenceSession::create(std::move(m), {});
+  ASSERT_TRUE(s.isOk());
+  const auto graphs = test::fixtureGraphs(5);
+  const auto out = s.value()->predict({&graphs[0], &graphs[3], &graphs[1]});
+  EXPECT_TRUE(out[0].status.isOk());
+  EXPECT_EQ(out[1].status.code(), StatusCode::TooManyAtoms) << out[1].status.toString();
+  EXPECT_TRUE(out[2].status.isOk());
+}
+
+TEST(MemoryProbe, CountsTensorBytesOnlyInsideTheScope) {
+  auto tracker = std::make_shared<engine::TensorMemoryTracker>();
+  torch::Tensor outside = torch::ones({1 << 18});
+  EXPECT_EQ(tracker->current(), 0);
+  {
+    engine::TensorMemoryScope scope(tracker);
+    auto a = torch::ones({1 << 20});  // 4 MiB
+    EXPECT_GE(tracker->current(), 4 << 20);
+    a = torch::Tensor();
+    EXPECT_LT(tracker->current(), 4 << 20);
+    EXPECT_GE(tracker->peak(), 4 << 20);
+    tracker->resetPeak();
+    EXPECT_LT(tracker->peak(), 4 << 20);
+  }
+  engine::MemoryProbe probe(tracker);
+  const auto sample = probe.sample();
+  EXPECT_GT(sample.rss_bytes, 0);
+  EXPECT_GE(sample.rss_peak_bytes, sample.rss_bytes);
+  EXPECT_EQ(sample.cuda_allocated_bytes, -1);
+}
+
+TEST(MemoryProbe, PeakTensorMemoryGrowsWithBatchSize) {
+  const auto graphs = test::fixtureGraphs(5);
+  std::vector<const graph::Featurized*> mols;
+  for (int rep = 0; rep < 4; ++rep)
+    for (const auto& g : graphs) mols.push_back(&g);
+  int64_t previous = 0;
+  for (int batch : {1, 16, 128}) {
+    auto s = fixtureSession(engine::Precision::FP32, batch);
+    engine::RunCallbacks cb;
+    cb.memory = std::make_shared<engine::TensorMemoryTracker>();
+    s->predict(mols, cb);
+    EXPECT_GT(cb.memory->peak(), previous) << "batch " << batch;
+    previous = cb.memory->peak();
+  }
+}
+
+}  // namespace
+}  // namespace gs
