@@ -51,7 +51,7 @@ Result<std::unique_ptr<InferenceSession>> InferenceSession::create(model::Loaded
   if (!device.isOk()) return device.status();
   if (options.threads < 0) return Status(StatusCode::InvalidArgument, "threads must be >= 0");
   if (options.plan.max_batch_size < 1) return Status(StatusCode::InvalidArgument, "batch size must be at least 1");
-  if (options.threads > 0) at::set_num_threads(options.threads);
+  compat::setThreads(options.threads);
   std::unique_ptr<InferenceSession> session(new InferenceSession(std::move(model), options, device.value()));
   session->model_.model->eval();
   try {
@@ -127,7 +127,7 @@ std::vector<Prediction> InferenceSession::predict(const std::vector<const graph:
   std::vector<Prediction> out(molecules.size());
   std::optional<TensorMemoryScope> scope;
   if (callbacks.memory) scope.emplace(callbacks.memory);
-  if (options_.threads > 0) at::set_num_threads(options_.threads);
+  compat::setThreads(options_.threads);
   std::vector<int> sizes(molecules.size());
   std::vector<int> eligible;
   for (size_t i = 0; i < molecules.size(); ++i) {

@@ -5,6 +5,8 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 
 #ifdef GS_WITH_CUDA
@@ -76,6 +78,8 @@ AutocastSuspend::~AutocastSuspend() {
   if (cuda_) setAutocast(c10::DeviceType::CUDA, true, autocastDtype(c10::DeviceType::CUDA));
 }
 
+bool autocastActive(c10::DeviceType device) { return autocastEnabled(device); }
+
 bool autocastSupports(c10::DeviceType device, c10::ScalarType dtype) {
   if (device == c10::DeviceType::CUDA) return dtype == c10::ScalarType::Half || dtype == c10::ScalarType::BFloat16;
   if (device != c10::DeviceType::CPU) return false;
@@ -99,6 +103,13 @@ bool selectInt8Engine(std::string* error) {
   }
   if (error) *error = "this LibTorch build has no x86 int8 engine (oneDNN or FBGEMM)";
   return false;
+}
+
+void setThreads(int threads) {
+  if (threads <= 0) return;
+  at::set_num_threads(threads);
+  using SetThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(threads);
 }
 
 bool cudaAvailable() { return torch::cuda::is_available(); }

@@ -40,12 +40,19 @@ class AutocastSuspend {
   bool cpu_ = false, cuda_ = false;
 };
 
+// Whether autocast is on for `device` on this thread.
+bool autocastActive(c10::DeviceType device);
+
 // Whether this build's autocast supports `dtype` on `device` (CPU: bfloat16 only in 1.13).
 bool autocastSupports(c10::DeviceType device, c10::ScalarType dtype);
 
 // Selects oneDNN (or, failing that, any available engine but QNNPACK, which is slower than fp32 on
 // x86) for quantized ops. False with a message when no int8 engine exists.
 bool selectInt8Engine(std::string* error);
+
+// Intra-op threads for LibTorch and for the BLAS it links: OpenBLAS keeps its own pool, which
+// at::set_num_threads does not reach, so a "one thread" run would otherwise use every core.
+void setThreads(int threads);
 
 bool cudaAvailable();
 void synchronize(c10::DeviceType device);

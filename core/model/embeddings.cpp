@@ -3,6 +3,11 @@
 #include <torch/nn/functional/embedding.h>
 #include <torch/torch.h>
 
+#include <stdexcept>
+
+#include "engine/torch_compat.h"
+#include "model/attention_kernels.h"
+
 namespace gs::model {
 namespace F = torch::nn::functional;
 
@@ -56,6 +61,8 @@ torch::Tensor GraphAttnBiasImpl::multiHopEdgeTerm(const data::GraphBatch& batch)
   sp = torch::where(sp > 1, sp - 1, sp).clamp(0, multi_hop_max_dist_);
   auto edges = batch.input_edges;  // [B, N, N, D, 3]
   const int64_t d = std::min<int64_t>(edges.size(3), multi_hop_max_dist_);
+  if (!torch::GradMode::is_enabled() && edges.device().is_cpu() && !is_training())
+    return fusedMultiHop(edges.contiguous(), sp, d);
   edges = edges.narrow(3, 0, d);
   auto hops = F::embedding_bag(edges.reshape({-1, edges.size(4)}), edge_encoder->weight,
                                F::EmbeddingBagFuncOptions().mode(torch::kMean));  // [B*N*N*D, H]
@@ -65,8 +72,25 @@ torch::Tensor GraphAttnBiasImpl::multiHopEdgeTerm(const data::GraphBatch& batch)
   return (summed / sp.to(summed.scalar_type()).unsqueeze(-1)).permute({0, 3, 1, 2});
 }
 
+torch::Tensor GraphAttnBiasImpl::fusedMultiHop(const torch::Tensor& edges, const torch::Tensor& divisor, int64_t d) {
+  const int64_t b = edges.size(0), n = edges.size(1), f = edges.size(4), h = heads_;
+  const auto& weight = edge_encoder->weight;
+  const int64_t v = weight.size(0);
+  if (edges.numel() && (edges.max().item<int64_t>() >= v || edges.min().item<int64_t>() < 0))
+    throw std::out_of_range("edge feature index outside the edge embedding table");
+  // mean_f(emb[e_f]) @ W_d == sum_f (emb @ W_d / F)[e_f]: fold the hop matrices into the table.
+  auto hop = edge_dis_encoder->weight.view({-1, h, h}).narrow(0, 0, d);                 // [D, H, H]
+  auto table = (torch::matmul(weight.to(torch::kFloat).unsqueeze(0), hop.to(torch::kFloat)) / f).contiguous();  // [D, V, H]
+  auto div = divisor.to(torch::kFloat).contiguous();
+  auto out = torch::empty({b, h, n, n}, weight.options().dtype(torch::kFloat));
+  kernels::multiHopEdgeTerm(edges.data_ptr<int64_t>(), table.data_ptr<float>(), div.data_ptr<float>(), out.data_ptr<float>(),
+                            b, n, edges.size(3), d, f, v, h);
+  return out;
+}
+
 torch::Tensor GraphAttnBiasImpl::forward(const data::GraphBatch& batch) {
   const int64_t n = batch.input_nodes.size(1), h = heads_;
+  compat::AutocastSuspend fp32;  // the bias is small and carries -inf: it is computed in fp32
   const auto& attn_bias = batch.attn_bias;  // [B, 1+N, 1+N], carries the -inf mask
   auto bias = attn_bias.unsqueeze(1).repeat({1, h, 1, 1});
   auto inner = bias.narrow(2, 1, n).narrow(3, 1, n);

@@ -33,6 +33,8 @@ class GraphAttnBiasImpl : public torch::nn::Module {
 
  private:
   torch::Tensor multiHopEdgeTerm(const data::GraphBatch& batch);  // [B, H, N, N]
+  // The same term without autograd, in one gather pass (model/attention_kernels.h).
+  torch::Tensor fusedMultiHop(const torch::Tensor& edges, const torch::Tensor& divisor, int64_t d);
   int64_t heads_;
   int64_t multi_hop_max_dist_;
   bool multi_hop_;

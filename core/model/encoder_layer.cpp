@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/torch_compat.h"
+#include "model/attention_kernels.h"
 #include "model/layer_norm.h"
 
 namespace gs::model {
@@ -34,7 +35,22 @@ torch::Tensor SelfAttentionImpl::attentionProbs(const torch::Tensor& x, const to
   return torch::softmax(scores(x, bias), -1);
 }
 
+torch::Tensor SelfAttentionImpl::fusedInference(const torch::Tensor& x, const torch::Tensor& bias) {
+  const int64_t b = x.size(0), t = x.size(1);
+  auto q = (q_proj(x) * scaling_).to(torch::kFloat).contiguous();
+  auto k = k_proj(x).to(torch::kFloat).contiguous();
+  auto v = v_proj(x).to(torch::kFloat).contiguous();
+  auto scores = bias.clone(at::MemoryFormat::Contiguous);
+  kernels::attentionScores(q.data_ptr<float>(), k.data_ptr<float>(), scores.data_ptr<float>(), b, t, heads_, head_dim_);
+  kernels::softmaxRows(scores.data_ptr<float>(), b * heads_ * t, t);
+  auto out = torch::empty_like(q);
+  kernels::attentionValues(scores.data_ptr<float>(), v.data_ptr<float>(), out.data_ptr<float>(), b, t, heads_, head_dim_);
+  return out_proj(out);
+}
+
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& bias) {
+  if (kernels::available() && !torch::GradMode::is_enabled() && x.device().is_cpu() && !is_training())
+    return fusedInference(x, bias);
   const int64_t b = x.size(0), t = x.size(1);
   auto v = v_proj(x).view({b, t, heads_, head_dim_}).transpose(1, 2);
   auto probs = torch::softmax(scores(x, bias), -1);

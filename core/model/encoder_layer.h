@@ -23,6 +23,8 @@ class SelfAttentionImpl : public torch::nn::Module {
 
  private:
   torch::Tensor scores(const torch::Tensor& x, const torch::Tensor& bias);  // softmax input, fp32
+  // Same result without autograd, through the CPU kernels (no per-matrix dispatch).
+  torch::Tensor fusedInference(const torch::Tensor& x, const torch::Tensor& bias);
   int64_t heads_, head_dim_;
   double scaling_, dropout_;
 };

@@ -1,0 +1,129 @@
+#include "model/attention_kernels.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+#include <limits>
+
+#ifdef GS_HAVE_BLAS
+extern "C" void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+                       const float* alpha, const float* a, const int* lda, const float* b, const int* ldb,
+                       const float* beta, float* c, const int* ldc);
+#endif
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define GS_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define GS_CPU_CLONES
+#endif
+
+namespace gs::model::kernels {
+namespace {
+
+// exp(x) for x <= 0 (softmax after subtracting the row max): 2^n * p(r), r in [-ln2/2, ln2/2],
+// Cody-Waite reduction and a degree-6 polynomial; inputs below -87 give exactly 0.
+inline float expNonPositive(float x) {
+  const float t = x > -87.f ? x : -87.f;
+  // round to nearest by the 1.5 * 2^23 trick: vectorises where floorf would be a call
+  const float n = (t * 1.44269504f + 12582912.f) - 12582912.f;
+  const float r = (t - n * 0.693145752f) - n * 1.42860677e-6f;
+  float p = 1.38888889e-3f;
+  p = p * r + 8.33333333e-3f;
+  p = p * r + 4.16666667e-2f;
+  p = p * r + 1.66666667e-1f;
+  p = p * r + 0.5f;
+  p = p * r + 1.f;
+  p = p * r + 1.f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return x < -87.f ? 0.f : p * scale;
+}
+
+GS_CPU_CLONES void softmaxRow(float* __restrict row, int64_t n) {
+  float mx = -std::numeric_limits<float>::infinity();
+#pragma omp simd reduction(max : mx)
+  for (int64_t j = 0; j < n; ++j) mx = row[j] > mx ? row[j] : mx;
+  if (mx == -std::numeric_limits<float>::infinity()) mx = 0.f;  // fully masked row: all zeros
+  float sum = 0.f;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t j = 0; j < n; ++j) {
+    row[j] = expNonPositive(row[j] - mx);
+    sum += row[j];
+  }
+  const float inv = sum > 0.f ? 1.f / sum : 0.f;
+  for (int64_t j = 0; j < n; ++j) row[j] *= inv;
+}
+
+GS_CPU_CLONES void edgePair(const int64_t* __restrict e, const float* __restrict table, float* __restrict acc,
+                            int64_t D, int64_t F, int64_t V, int64_t H) {
+  for (int64_t h = 0; h < H; ++h) acc[h] = 0.f;
+  for (int64_t d = 0; d < D; ++d) {
+    for (int64_t f = 0; f < F; ++f) {
+      const float* __restrict row = table + (d * V + e[d * F + f]) * H;
+      for (int64_t h = 0; h < H; ++h) acc[h] += row[h];
+    }
+  }
+}
+
+}  // namespace
+
+void multiHopEdgeTerm(const int64_t* edges, const float* table, const float* divisor, float* out, int64_t B, int64_t N,
+                      int64_t d_full, int64_t D, int64_t F, int64_t V, int64_t H) {
+  at::parallel_for(0, B * N, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> acc(static_cast<size_t>(H));
+    for (int64_t bi = begin; bi < end; ++bi) {
+      const int64_t b = bi / N, i = bi % N;
+      for (int64_t j = 0; j < N; ++j) {
+        const int64_t pair = bi * N + j;
+        edgePair(edges + pair * d_full * F, table, acc.data(), D, F, V, H);
+        const float inv = 1.f / divisor[pair];
+        for (int64_t h = 0; h < H; ++h) out[((b * H + h) * N + i) * N + j] = acc[h] * inv;
+      }
+    }
+  });
+}
+
+void softmaxRows(float* data, int64_t rows, int64_t n) {
+  at::parallel_for(0, rows, 64, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) softmaxRow(data + r * n, n);
+  });
+}
+
+#ifdef GS_HAVE_BLAS
+bool available() { return true; }
+
+// Row-major X (r x c, leading dimension ld) is column-major X^T: each product below is written for
+// Fortran BLAS in those terms.
+void attentionScores(const float* q, const float* k, float* scores, int64_t B, int64_t T, int64_t H, int64_t d) {
+  at::parallel_for(0, B * H, 1, [&](int64_t begin, int64_t end) {
+    const int t = static_cast<int>(T), dd = static_cast<int>(d), ld = static_cast<int>(H * d);
+    const float one = 1.f;
+    for (int64_t bh = begin; bh < end; ++bh) {
+      const int64_t offset = (bh / H) * T * H * d + (bh % H) * d;
+      // column-major S^T = K * Q^T, i.e. row-major S = Q K^T, accumulated onto the bias
+      sgemm_("T", "N", &t, &t, &dd, &one, k + offset, &ld, q + offset, &ld, &one, scores + bh * T * T, &t);
+    }
+  });
+}
+
+void attentionValues(const float* probs, const float* v, float* out, int64_t B, int64_t T, int64_t H, int64_t d) {
+  at::parallel_for(0, B * H, 1, [&](int64_t begin, int64_t end) {
+    const int t = static_cast<int>(T), dd = static_cast<int>(d), ld = static_cast<int>(H * d);
+    const float one = 1.f, zero = 0.f;
+    for (int64_t bh = begin; bh < end; ++bh) {
+      const int64_t offset = (bh / H) * T * H * d + (bh % H) * d;
+      // column-major O^T = V^T P^T, i.e. row-major O = P V
+      sgemm_("N", "N", &dd, &t, &t, &one, v + offset, &ld, probs + bh * T * T, &t, &zero, out + offset, &ld);
+    }
+  });
+}
+#else
+bool available() { return false; }
+void attentionScores(const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t) {}
+void attentionValues(const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t) {}
+#endif
+
+}  // namespace gs::model::kernels
