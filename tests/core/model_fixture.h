@@ -10,6 +10,17 @@
 
 namespace gs::test {
 
+// A small architecture for tests that need a model but not the fixture's weights.
+inline model::GraphormerConfig tinyConfig(int layers, int dim, int ffn, int heads, int classes = 1) {
+  model::GraphormerConfig c;
+  c.num_hidden_layers = layers;
+  c.embedding_dim = dim;
+  c.ffn_embedding_dim = ffn;
+  c.num_attention_heads = heads;
+  c.num_classes = classes;
+  return c;
+}
+
 inline std::vector<graph::Featurized> fixtureGraphs(int hops) {
   std::vector<graph::Featurized> out;
   for (const auto& row : loadFeatureFixture()) {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/fixture.h"
+#include "core/model_fixture.h"
 #include "model/checkpoint.h"
 #include "model/safetensors.h"
 
@@ -180,12 +180,7 @@ TEST_F(CorruptCheckpoint, NotAModelAtAll) {
 }
 
 TEST(CheckpointFiles, ModelSavedByUsReloadsWithConfigAndMetadata) {
-  model::GraphormerConfig c;
-  c.num_hidden_layers = 2;
-  c.embedding_dim = 16;
-  c.ffn_embedding_dim = 24;
-  c.num_attention_heads = 2;
-  c.num_classes = 2;
+  const model::GraphormerConfig c = test::tinyConfig(2, 16, 24, 2, 2);
   model::Graphormer m(c);
   m->initializeWeights(3);
   model::ModelMetadata md;

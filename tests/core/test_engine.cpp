@@ -124,11 +124,7 @@ TEST(Session, CancellationStopsBetweenBatchesAndMarksTheRest) {
 }
 
 TEST(Session, MoleculesLargerThanTheModelAllowsGetTheirOwnStatus) {
-  model::GraphormerConfig c;
-  c.num_hidden_layers = 1;
-  c.embedding_dim = 8;
-  c.ffn_embedding_dim = 8;
-  c.num_attention_heads = 2;
+  model::GraphormerConfig c = test::tinyConfig(1, 8, 8, 2);
   c.max_nodes = 10;
   model::LoadedModel m;
   m.config = c;
