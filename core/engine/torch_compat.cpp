@@ -1,6 +1,7 @@
 #include "engine/torch_compat.h"
 
 #include <ATen/Context.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/autocast_mode.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
@@ -8,8 +9,10 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <mutex>
 
 #ifdef GS_WITH_CUDA
+#include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
@@ -110,6 +113,29 @@ void setThreads(int threads) {
   at::set_num_threads(threads);
   using SetThreads = void (*)(int);
   if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(threads);
+}
+
+namespace {
+at::Generator defaultGenerator(const c10::Device& device) {
+#ifdef GS_WITH_CUDA
+  if (device.is_cuda()) return at::cuda::detail::getDefaultCUDAGenerator(device.has_index() ? device.index() : 0);
+#else
+  (void)device;
+#endif
+  return at::detail::getDefaultCPUGenerator();
+}
+}  // namespace
+
+at::Tensor rngState(const c10::Device& device) {
+  auto gen = defaultGenerator(device);
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  return gen.get_state();
+}
+
+void setRngState(const c10::Device& device, const at::Tensor& state) {
+  auto gen = defaultGenerator(device);
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  gen.set_state(state);
 }
 
 bool cudaAvailable() { return torch::cuda::is_available(); }

@@ -4,6 +4,8 @@
 //   - autocast: 1.13 has per-backend setters (set_cpu_enabled, set_autocast_cpu_dtype); 2.4
 //     replaced them with set_autocast_enabled(DeviceType, bool) / set_autocast_dtype.
 //   - CUDA allocator statistics exist only in CUDA builds (GS_WITH_CUDA, set by CMake).
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 #include <c10/core/DeviceType.h>
 #include <c10/core/ScalarType.h>
 
@@ -53,6 +55,11 @@ bool selectInt8Engine(std::string* error);
 // Intra-op threads for LibTorch and for the BLAS it links: OpenBLAS keeps its own pool, which
 // at::set_num_threads does not reach, so a "one thread" run would otherwise use every core.
 void setThreads(int threads);
+
+// The default generator's state for a device (CPU or CUDA), and restoring it: activation
+// checkpointing replays dropout with these.
+at::Tensor rngState(const c10::Device& device);
+void setRngState(const c10::Device& device, const at::Tensor& state);
 
 bool cudaAvailable();
 void synchronize(c10::DeviceType device);
