@@ -3,6 +3,10 @@
 
 #include "core/model_fixture.h"
 #include "engine/activation_checkpoint.h"
+#include "engine/loss_scaler.h"
+#include "engine/trainer.h"
+
+#include <filesystem>
 
 namespace gs {
 namespace {
@@ -71,6 +75,63 @@ TEST(ActivationCheckpoint, PeakTensorMemoryOfATrainingStepFallsAsTheRatioRises) 
   EXPECT_EQ(engine::checkpointedLayers(12, 0.5), 6);
   EXPECT_EQ(engine::checkpointedLayers(12, 0.3), 4);
   EXPECT_EQ(engine::checkpointedLayers(12, 2.0), 12);
+}
+
+}  // namespace
+}  // namespace gs
+
+namespace gs {
+namespace {
+
+std::vector<engine::TrainExample> fixtureExamples(const std::vector<graph::Featurized>& graphs) {
+  std::vector<engine::TrainExample> out;
+  for (const auto& g : graphs) {
+    engine::TrainExample e;
+    e.graph = &g;
+    // a learnable toy target: atom count, and a second one missing for every third molecule
+    e.targets = {float(g.numNodes()), out.size() % 3 ? float(g.graph.numEdges()) : std::nanf("")};
+    out.push_back(e);
+  }
+  return out;
+}
+
+model::LoadedModel freshModel(uint64_t seed) {
+  model::LoadedModel m;
+  m.config = test::tinyConfig(2, 16, 32, 2, 2);
+  m.model = model::Graphormer(m.config);
+  m.model->initializeWeights(seed);
+  return m;
+}
+
+TEST(Trainer, Bf16StepsReduceTheLoss) {
+  const auto graphs = test::fixtureGraphs(5);
+  const auto examples = fixtureExamples(graphs);
+  engine::TrainOptions o;
+  o.precision = engine::Precision::BF16;
+  o.epochs = 25;
+  o.batch_size = 16;
+  o.learning_rate = 3e-3;
+  o.warmup_fraction = 0.0;
+  engine::Trainer trainer(freshModel(1), o);
+  auto summary = trainer.fit(examples, {});
+  ASSERT_TRUE(summary.isOk()) << summary.status().toString();
+  EXPECT_LT(summary->epochs.back().train_loss, 0.7 * summary->epochs.front().train_loss);
+}
+
+TEST(LossScaler, SkipsAStepWithAnInfiniteGradientAndBacksOff) {
+  engine::LossScaler scaler(true, 1024.0, 2);
+  auto p = torch::ones({3}, torch::requires_grad());
+  scaler.scale((p * 2).sum()).backward();
+  EXPECT_TRUE(scaler.unscaleAndCheck({p}));
+  EXPECT_TRUE(torch::allclose(p.grad(), torch::full({3}, 2.0)));  // unscaled
+  p.mutable_grad().zero_();
+  scaler.scale((p * 2).sum()).backward();
+  EXPECT_TRUE(scaler.unscaleAndCheck({p}));
+  EXPECT_EQ(scaler.currentScale(), 2048.0);  // grew after two clean steps
+  p.mutable_grad()[1] = std::numeric_limits<float>::infinity();  // injected overflow
+  EXPECT_FALSE(scaler.unscaleAndCheck({p}));
+  EXPECT_EQ(scaler.currentScale(), 1024.0);
+  EXPECT_EQ(scaler.skippedSteps(), 1);
 }
 
 }  // namespace

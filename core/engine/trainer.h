@@ -1,0 +1,90 @@
+#pragma once
+// Supervised training and fine-tuning of a Graphormer on featurized molecules with one or more
+// targets (NaN = missing value, left out of the loss). AdamW, warm-up then linear or cosine decay,
+// L1 or MSE loss, gradient clipping, target normalisation stored in the model's metadata, BF16
+// autocast (CPU/CUDA) or FP16 autocast with dynamic loss scaling (CUDA), activation checkpointing,
+// early stopping on the validation MAE, best-checkpoint saving and resume from the last epoch.
+// Runs are reproducible from the seed: the batch order and dropout of epoch e depend only on
+// (seed, e), so a resumed run continues exactly as an uninterrupted one.
+//
+// Thread-safety: one thread drives a Trainer; callbacks run on it.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "data/collate.h"
+#include "engine/precision.h"
+#include "graph/featurized.h"
+#include "model/checkpoint.h"
+
+namespace gs::engine {
+
+struct TrainExample {
+  const graph::Featurized* graph = nullptr;
+  std::vector<float> targets;  // one per model output; NaN = missing
+};
+
+struct TrainOptions {
+  int epochs = 100;
+  int batch_size = 32;
+  double learning_rate = 2e-4;
+  double weight_decay = 0.01;
+  double warmup_fraction = 0.06;  // of all steps
+  enum class Schedule { Linear, Cosine } schedule = Schedule::Cosine;
+  enum class Loss { L1, MSE } loss = Loss::L1;
+  double clip_norm = 5.0;  // 0 = off
+  Precision precision = Precision::FP32;  // FP32, BF16 or FP16 (CUDA)
+  double checkpoint_ratio = 0.0;
+  uint64_t seed = 0;
+  int patience = 20;         // epochs without validation improvement before stopping; 0 = off
+  int freeze_layers = 0;     // fine-tuning: the first k encoder layers (and the embeddings) stay fixed
+  bool reset_head = false;   // fine-tuning: re-initialise the head
+  std::string device = "cpu";
+  int threads = 0;
+  data::CollateOptions collate;
+  std::string output_dir;    // best.safetensors, last.safetensors, state.pt; empty = keep in memory
+  bool resume = false;       // continue from output_dir/last.* when present
+};
+
+struct EpochReport {
+  int epoch = 0;  // 1-based
+  double train_loss = 0;  // in normalised units
+  double valid_mae = 0;   // in target units, mean over outputs
+  double seconds = 0;
+  bool improved = false;
+  int skipped_steps = 0;  // FP16 steps skipped by the loss scaler so far
+};
+
+struct TrainCallbacks {
+  std::function<void(const EpochReport&)> epoch_done;
+  std::function<void(int64_t step, int64_t total_steps, double loss)> step_done;
+  std::function<bool()> cancelled;
+};
+
+struct TrainSummary {
+  std::vector<EpochReport> epochs;
+  int best_epoch = 0;
+  double best_valid_mae = 0;
+  bool stopped_early = false;
+  bool cancelled = false;
+};
+
+class Trainer {
+ public:
+  // Takes a model to train from (random init or a loaded checkpoint) and its metadata; the
+  // target normalisation is computed from the training targets and written into the metadata.
+  Trainer(model::LoadedModel model, TrainOptions options);
+  Result<TrainSummary> fit(const std::vector<TrainExample>& train, const std::vector<TrainExample>& valid,
+                           const TrainCallbacks& callbacks = {});
+  // The trained model (best validation epoch when a validation set was given).
+  model::LoadedModel& model() { return model_; }
+  // Mean absolute error per output in target units (missing targets skipped).
+  std::vector<double> evaluate(const std::vector<TrainExample>& examples);
+
+ private:
+  struct Impl;
+  model::LoadedModel model_;
+  TrainOptions options_;
+};
+
+}  // namespace gs::engine
