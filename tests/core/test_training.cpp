@@ -108,7 +108,7 @@ TEST(Trainer, Bf16StepsReduceTheLoss) {
   const auto examples = fixtureExamples(graphs);
   engine::TrainOptions o;
   o.precision = engine::Precision::BF16;
-  o.epochs = 25;
+  o.epochs = 40;
   o.batch_size = 16;
   o.learning_rate = 3e-3;
   o.warmup_fraction = 0.0;
