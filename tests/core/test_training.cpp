@@ -134,5 +134,48 @@ TEST(LossScaler, SkipsAStepWithAnInfiniteGradientAndBacksOff) {
   EXPECT_EQ(scaler.skippedSteps(), 1);
 }
 
+
+// An interrupted run (cancelled after two of four epochs) resumed from its output directory ends
+// with exactly the weights of an uninterrupted run.
+TEST(Trainer, ResumingGivesTheSameWeightsAsAnUninterruptedRun) {
+  const auto graphs = test::fixtureGraphs(5);
+  const auto examples = fixtureExamples(graphs);
+  const std::vector<engine::TrainExample> train(examples.begin(), examples.begin() + 48);
+  const std::vector<engine::TrainExample> valid(examples.begin() + 48, examples.end());
+  auto run = [&](const std::string& dir, bool resume, int stop_after) {
+    engine::TrainOptions o;
+    o.epochs = 4;
+    o.batch_size = 8;
+    o.seed = 3;
+    o.patience = 0;
+    o.output_dir = dir;
+    o.resume = resume;
+    auto m = freshModel(2);
+    m.config.dropout = 0.1;
+    m.model = model::Graphormer(m.config);
+    m.model->initializeWeights(2);
+    engine::Trainer t(std::move(m), o);
+    int epochs_done = 0;
+    engine::TrainCallbacks cb;
+    cb.epoch_done = [&](const engine::EpochReport&) { ++epochs_done; };
+    cb.cancelled = [&] { return stop_after > 0 && epochs_done >= stop_after; };
+    auto s = t.fit(train, valid, cb);
+    EXPECT_TRUE(s.isOk()) << s.status().toString();
+    EXPECT_EQ(s->cancelled, stop_after > 0);
+    return model::readCheckpoint(dir + "/last.safetensors");
+  };
+  const auto base = std::filesystem::temp_directory_path();
+  for (const char* d : {"gs_full", "gs_split"}) std::filesystem::remove_all(base / d);
+  auto full = run((base / "gs_full").string(), false, 0);
+  run((base / "gs_split").string(), false, 2);
+  auto resumed = run((base / "gs_split").string(), true, 0);
+  ASSERT_TRUE(full.isOk() && resumed.isOk());
+  std::map<std::string, torch::Tensor> a(full->tensors.begin(), full->tensors.end());
+  double worst = 0;
+  for (const auto& [name, t] : resumed->tensors) worst = std::max(worst, (t - a.at(name)).abs().max().item<double>());
+  EXPECT_EQ(worst, 0.0) << "resumed weights differ by up to " << worst;
+  for (const char* d : {"gs_full", "gs_split"}) std::filesystem::remove_all(base / d);
+}
+
 }  // namespace
 }  // namespace gs
