@@ -2,11 +2,13 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "chem/molecule.h"
 #include "cli_args.h"
 #include "jobs/featurize_job.h"
 #include "jobs/predict_job.h"
+#include "jobs/train_job.h"
 
 namespace {
 
@@ -28,6 +30,15 @@ const char* kUsage =
     "      a run record (model SHA-256, settings, versions, counts) goes to FILE.csv.json.\n"
     "      Defaults: fp32, batch 32, the model's index convention (official if it names none) and its\n"
     "      spatial_pos_max. Models: model.safetensors, pytorch_model.bin (+ config.json) or a fairseq .pt.\n"
+    "\n"
+    "  train --input FILE.csv --targets COL[,COL...] --output DIR [--model M | --preset slim|base|large]\n"
+    "        [--layers N] [--dim N] [--heads N] [--ffn N] [--epochs N] [--batch-size N] [--lr X]\n"
+    "        [--precision fp32|bf16|fp16] [--checkpoint-ratio R] [--loss l1|mse] [--seed N]\n"
+    "        [--valid-fraction F] [--test-fraction F] [--patience N] [--freeze-layers K] [--reset-head]\n"
+    "        [--resume] [--threads N] [--smiles-column C]\n"
+    "      Trains (or, with --model, fine-tunes) on the file's targets (empty cells = missing), seeded\n"
+    "      random split; writes DIR/model.safetensors (usable with predict --model DIR) and\n"
+    "      best/last checkpoints for --resume. Prints one line per epoch and the test MAE.\n"
     "\n"
     "--atom-order: chirality tags and the choice among equally short paths depend on the order a SMILES\n"
     "writes the atoms in. 'canonical' (default) renumbers atoms canonically first, so every SMILES of a\n"
@@ -133,6 +144,98 @@ int predictCommand(int argc, char** argv) {
   return 0;
 }
 
+bool getDouble(const gs::app::CliArgs& args, const std::string& flag, double lo, double hi, double* out,
+               std::string* error) {
+  if (!args.has(flag)) return true;
+  char* end = nullptr;
+  const std::string text = args.get(flag);
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end || !(v >= lo && v <= hi)) {
+    *error = flag + " must be a number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+std::vector<std::string> splitList(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = s.find(',', start);
+    const std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+int trainCommand(int argc, char** argv) {
+  gs::app::CliArgs args;
+  std::string error;
+  if (!args.parse(argc, argv, 2,
+                  {"--input", "--targets", "--output", "--model", "--preset", "--layers", "--dim", "--heads", "--ffn",
+                   "--epochs", "--batch-size", "--lr", "--precision", "--checkpoint-ratio", "--loss", "--seed",
+                   "--valid-fraction", "--test-fraction", "--patience", "--freeze-layers", "--threads",
+                   "--smiles-column", "--id-column"},
+                  {"--reset-head", "--resume", "--no-header"}, &error))
+    return fail(error);
+  gs::jobs::TrainJobOptions o;
+  o.input = args.get("--input");
+  o.output_dir = args.get("--output");
+  o.targets = splitList(args.get("--targets"));
+  o.model = args.get("--model");
+  if (o.input.empty() || o.output_dir.empty() || o.targets.empty())
+    return fail("train needs --input, --targets and --output");
+  auto preset = gs::model::GraphormerConfig::preset(args.get("--preset", "slim"));
+  if (!preset.isOk()) return fail(preset.status().message());
+  o.config = preset.value();
+  auto& t = o.train;
+  int seed = 0;
+  if (!args.getInt("--layers", o.config.num_hidden_layers, 1, 48, &o.config.num_hidden_layers, &error) ||
+      !args.getInt("--dim", o.config.embedding_dim, 8, 4096, &o.config.embedding_dim, &error) ||
+      !args.getInt("--heads", o.config.num_attention_heads, 1, 128, &o.config.num_attention_heads, &error) ||
+      !args.getInt("--ffn", o.config.ffn_embedding_dim, 8, 16384, &o.config.ffn_embedding_dim, &error) ||
+      !args.getInt("--epochs", 100, 1, 100000, &t.epochs, &error) ||
+      !args.getInt("--batch-size", 32, 1, 4096, &t.batch_size, &error) ||
+      !args.getInt("--seed", 0, 0, 1 << 30, &seed, &error) ||
+      !args.getInt("--patience", 20, 0, 100000, &t.patience, &error) ||
+      !args.getInt("--freeze-layers", 0, 0, 48, &t.freeze_layers, &error) ||
+      !args.getInt("--threads", 0, 0, 1024, &t.threads, &error) ||
+      !getDouble(args, "--lr", 1e-7, 1.0, &t.learning_rate, &error) ||
+      !getDouble(args, "--checkpoint-ratio", 0.0, 1.0, &t.checkpoint_ratio, &error) ||
+      !getDouble(args, "--valid-fraction", 0.0, 0.9, &o.valid_fraction, &error) ||
+      !getDouble(args, "--test-fraction", 0.0, 0.9, &o.test_fraction, &error))
+    return fail(error);
+  t.seed = static_cast<uint64_t>(seed);
+  o.init_seed = t.seed;
+  if (!gs::engine::parsePrecision(args.get("--precision", "fp32"), &t.precision) || t.precision == gs::engine::Precision::INT8)
+    return fail("--precision must be fp32, bf16 or fp16");
+  const std::string loss = args.get("--loss", "l1");
+  if (loss != "l1" && loss != "mse") return fail("--loss must be l1 or mse");
+  t.loss = loss == "l1" ? gs::engine::TrainOptions::Loss::L1 : gs::engine::TrainOptions::Loss::MSE;
+  t.reset_head = args.has("--reset-head");
+  t.resume = args.has("--resume");
+  readCommonOptions(args, o.reader);
+  o.callbacks.epoch_done = [](const gs::engine::EpochReport& r) {
+    std::cerr << "epoch " << r.epoch << ": train loss " << r.train_loss << ", valid MAE " << r.valid_mae << " ("
+              << r.seconds << " s)" << (r.improved ? " *" : "") << "\n";
+  };
+  auto summary = gs::jobs::runTrain(o);
+  if (!summary.isOk()) return fail(summary.status().toString());
+  std::cerr << "train: " << summary->rows << " rows; " << summary->train << " train, " << summary->valid << " valid, "
+            << summary->test << " test";
+  for (const auto& [why, count] : summary->skipped) std::cerr << "; skipped " << count << " " << why;
+  std::cerr << "\nbest epoch " << summary->training.best_epoch;
+  for (size_t j = 0; j < o.targets.size(); ++j) {
+    if (j < summary->valid_mae.size()) std::cerr << "; " << o.targets[j] << " valid MAE " << summary->valid_mae[j];
+    if (j < summary->test_mae.size()) std::cerr << ", test MAE " << summary->test_mae[j];
+  }
+  std::cerr << "\nwrote " << summary->model_path << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -143,5 +246,6 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   if (command == "featurize") return featurizeCommand(argc, argv);
   if (command == "predict") return predictCommand(argc, argv);
+  if (command == "train") return trainCommand(argc, argv);
   return fail("unknown command '" + command + "'\n" + kUsage);
 }
