@@ -61,6 +61,29 @@ double learningRate(const TrainOptions& o, int64_t step, int64_t total) {
   return o.learning_rate * 0.5 * (1.0 + std::cos(M_PI * std::min(progress, 1.0)));
 }
 
+// Normalised targets [B, K] of examples order[begin, end) (NaN where missing); their molecules go to `mols`.
+torch::Tensor batchTargets(const std::vector<TrainExample>& examples, const std::vector<size_t>& order, int64_t begin,
+                           int64_t end, const model::ModelMetadata& md, std::vector<const graph::Featurized*>& mols) {
+  const int64_t k = static_cast<int64_t>(md.target_mean.size());
+  auto y = torch::empty({end - begin, k}, torch::kFloat);
+  auto acc = y.accessor<float, 2>();
+  for (int64_t i = begin; i < end; ++i) {
+    const auto& e = examples[order[i]];
+    mols.push_back(e.graph);
+    for (int64_t j = 0; j < k; ++j)
+      acc[i - begin][j] = std::isnan(e.targets[j]) ? kMissing : float((e.targets[j] - md.target_mean[j]) / md.target_std[j]);
+  }
+  return y;
+}
+
+// Mean L1 or squared error over the present (finite) targets.
+torch::Tensor maskedLoss(const torch::Tensor& out, const torch::Tensor& target, TrainOptions::Loss kind) {
+  const auto mask = torch::isfinite(target);
+  const auto diff = (out - target.nan_to_num(0.0)).masked_fill(mask.logical_not(), 0.0);
+  const auto n = mask.sum().clamp_min(1);
+  return (kind == TrainOptions::Loss::L1 ? diff.abs() : diff * diff).sum() / n;
+}
+
 struct State {
   int epoch = 0, best_epoch = 0, since_best = 0;
   double best = std::numeric_limits<double>::infinity();
@@ -199,17 +222,8 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
     for (int64_t s = 0; s < steps_per_epoch; ++s) {
       const int64_t step = (epoch - 1) * steps_per_epoch + s;
       std::vector<const graph::Featurized*> mols;
-      auto target = torch::empty({0}, torch::kFloat);
-      std::vector<float> y;
-      for (int64_t i = s * bs; i < std::min<int64_t>((s + 1) * bs, static_cast<int64_t>(order.size())); ++i) {
-        const auto& e = train[order[i]];
-        mols.push_back(e.graph);
-        for (int j = 0; j < k; ++j)
-          y.push_back(std::isnan(e.targets[j]) ? kMissing
-                                               : float((e.targets[j] - model_.metadata.target_mean[j]) / model_.metadata.target_std[j]));
-      }
-      target = torch::from_blob(y.data(), {static_cast<int64_t>(mols.size()), k}, torch::kFloat).clone().to(device);
-      const auto mask = torch::isfinite(target);
+      const auto end = std::min<int64_t>((s + 1) * bs, static_cast<int64_t>(order.size()));
+      const auto target = batchTargets(train, order, s * bs, end, model_.metadata, mols).to(device);
       for (auto& group : optimizer.param_groups())
         static_cast<torch::optim::AdamWOptions&>(group.options()).lr(learningRate(o, step, total_steps));
       optimizer.zero_grad();
@@ -218,9 +232,7 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
         compat::AutocastGuard guard(device.type(), dtype, autocast);
         out = model->forward(data::collate(mols, o.collate).to(device), runner);
       }
-      const auto diff = (out.to(torch::kFloat) - target.nan_to_num(0.0)).masked_fill(mask.logical_not(), 0.0);
-      const auto n = mask.sum().clamp_min(1);
-      const auto loss = (o.loss == TrainOptions::Loss::L1 ? diff.abs() : diff * diff).sum() / n;
+      const auto loss = maskedLoss(out.to(torch::kFloat), target, o.loss);
       scaler.scale(loss).backward();
       if (scaler.unscaleAndCheck(params)) {
         if (o.clip_norm > 0) torch::nn::utils::clip_grad_norm_(params, o.clip_norm);
