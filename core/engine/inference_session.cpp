@@ -128,7 +128,6 @@ std::vector<Prediction> InferenceSession::predict(const std::vector<const graph:
   std::optional<TensorMemoryScope> scope;
   if (callbacks.memory) scope.emplace(callbacks.memory);
   compat::setThreads(options_.threads);
-  std::vector<int> sizes(molecules.size());
   std::vector<int> eligible;
   for (size_t i = 0; i < molecules.size(); ++i) {
     const int n = molecules[i] ? molecules[i]->numNodes() : 0;

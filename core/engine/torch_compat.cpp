@@ -81,8 +81,6 @@ AutocastSuspend::~AutocastSuspend() {
   if (cuda_) setAutocast(c10::DeviceType::CUDA, true, autocastDtype(c10::DeviceType::CUDA));
 }
 
-bool autocastActive(c10::DeviceType device) { return autocastEnabled(device); }
-
 bool autocastSupports(c10::DeviceType device, c10::ScalarType dtype) {
   if (device == c10::DeviceType::CUDA) return dtype == c10::ScalarType::Half || dtype == c10::ScalarType::BFloat16;
   if (device != c10::DeviceType::CPU) return false;

@@ -42,9 +42,6 @@ class AutocastSuspend {
   bool cpu_ = false, cuda_ = false;
 };
 
-// Whether autocast is on for `device` on this thread.
-bool autocastActive(c10::DeviceType device);
-
 // Whether this build's autocast supports `dtype` on `device` (CPU: bfloat16 only in 1.13).
 bool autocastSupports(c10::DeviceType device, c10::ScalarType dtype);
 

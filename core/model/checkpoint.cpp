@@ -47,28 +47,30 @@ Status applyConfigJson(const std::string& weights, GraphormerConfig& config, Mod
   return Status::ok();
 }
 
+// Parses the JSON stored under `key` in a safetensors header with T::fromJson; *found says
+// whether the key was there.
+template <typename T>
+Status readEmbedded(const std::string& path, const StringMap& header, const char* key, T& out, bool* found) {
+  auto it = header.find(key);
+  *found = it != header.end();
+  if (!*found) return Status::ok();
+  auto json = JsonValue::parse(it->second);
+  if (!json.isOk()) return fail(path + ": embedded " + key + ": " + json.status().message());
+  auto parsed = T::fromJson(json.value());
+  if (!parsed.isOk()) return Status(parsed.status().code(), path + ": " + parsed.status().message());
+  out = parsed.value();
+  return Status::ok();
+}
+
 Status fromSafetensors(const std::string& path, Checkpoint& ck) {
   auto file = readSafetensors(path);
   if (!file.isOk()) return file.status();
   ck.format = "safetensors";
   ck.tensors = std::move(file->tensors);
-  bool embedded = false;
-  if (auto it = file->metadata.find(kConfigKey); it != file->metadata.end()) {
-    auto json = JsonValue::parse(it->second);
-    if (!json.isOk()) return fail(path + ": embedded config: " + json.status().message());
-    auto config = GraphormerConfig::fromJson(json.value());
-    if (!config.isOk()) return Status(config.status().code(), path + ": " + config.status().message());
-    ck.config = config.value();
-    embedded = true;
-  }
-  if (auto it = file->metadata.find(kMetadataKey); it != file->metadata.end()) {
-    auto json = JsonValue::parse(it->second);
-    if (!json.isOk()) return fail(path + ": embedded metadata: " + json.status().message());
-    auto md = ModelMetadata::fromJson(json.value());
-    if (!md.isOk()) return Status(md.status().code(), path + ": " + md.status().message());
-    ck.metadata = md.value();
-  }
-  return applyConfigJson(path, ck.config, ck.metadata, !embedded);
+  bool has_config = false, has_metadata = false;
+  if (Status s = readEmbedded(path, file->metadata, kConfigKey, ck.config, &has_config); !s.isOk()) return s;
+  if (Status s = readEmbedded(path, file->metadata, kMetadataKey, ck.metadata, &has_metadata); !s.isOk()) return s;
+  return applyConfigJson(path, ck.config, ck.metadata, /*required=*/!has_config);
 }
 
 Status stateDictTensors(const PyRef& dict, const std::string& path, TensorList& out) {

@@ -31,10 +31,6 @@ torch::Tensor SelfAttentionImpl::scores(const torch::Tensor& x, const torch::Ten
       .view({b, heads_, t, t});
 }
 
-torch::Tensor SelfAttentionImpl::attentionProbs(const torch::Tensor& x, const torch::Tensor& bias) {
-  return torch::softmax(scores(x, bias), -1);
-}
-
 torch::Tensor SelfAttentionImpl::fusedInference(const torch::Tensor& x, const torch::Tensor& bias) {
   const int64_t b = x.size(0), t = x.size(1);
   auto q = (q_proj(x) * scaling_).to(torch::kFloat).contiguous();

@@ -16,8 +16,6 @@ class SelfAttentionImpl : public torch::nn::Module {
  public:
   SelfAttentionImpl(int64_t embed_dim, int64_t heads, double attention_dropout);
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& bias);
-  // Softmax probabilities [B, H, T, T] (for attention rollout); no output projection.
-  torch::Tensor attentionProbs(const torch::Tensor& x, const torch::Tensor& bias);
 
   Linear k_proj{nullptr}, v_proj{nullptr}, q_proj{nullptr}, out_proj{nullptr};
 
