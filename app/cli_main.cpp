@@ -6,6 +6,8 @@
 
 #include "chem/molecule.h"
 #include "cli_args.h"
+#include "common/resources.h"
+#include "jobs/evaluate_job.h"
 #include "jobs/featurize_job.h"
 #include "jobs/predict_job.h"
 #include "jobs/train_job.h"
@@ -22,23 +24,34 @@ const char* kUsage =
     "      Per input row: status, atom and bond counts, longest shortest path; with --json one JSON\n"
     "      object per row with the OGB features and Graphormer encodings (reference field names).\n"
     "\n"
-    "  predict --model DIR|FILE --input FILE --output FILE.csv [--precision fp32|bf16|fp16|int8]\n"
+    "  predict [--model DIR|FILE] [--adapter FILE] --input FILE --output FILE.csv [--precision fp32|bf16|fp16|int8]\n"
     "          [--batch-size N] [--threads N] [--device cpu|cuda] [--convention official|hf]\n"
     "          [--spatial-pos-max N] [--no-bucketing] [--smiles-column C] [--id-column C] [--no-header]\n"
     "          [--sdf-id-property P] [--max-atoms N] [--atom-order canonical|as-written] [--quiet]\n"
     "      One CSV row per input row, in input order: row,id,smiles,canonical_smiles,status,<outputs>,message;\n"
     "      a run record (model SHA-256, settings, versions, counts) goes to FILE.csv.json.\n"
     "      Defaults: fp32, batch 32, the model's index convention (official if it names none) and its\n"
-    "      spatial_pos_max. Models: model.safetensors, pytorch_model.bin (+ config.json) or a fairseq .pt.\n"
+    "      spatial_pos_max. Models: model.safetensors, pytorch_model.bin (+ config.json) or a fairseq .pt;\n"
+    "      without --model the bundled default model (xTB HOMO-LUMO gap, eV). --adapter applies a LoRA\n"
+    "      adapter (from train --lora-rank) to --model; a train output directory with an adapter finds its base.\n"
     "\n"
     "  train --input FILE.csv --targets COL[,COL...] --output DIR [--model M | --preset slim|base|large]\n"
     "        [--layers N] [--dim N] [--heads N] [--ffn N] [--epochs N] [--batch-size N] [--lr X]\n"
     "        [--precision fp32|bf16|fp16] [--checkpoint-ratio R] [--loss l1|mse] [--seed N]\n"
     "        [--valid-fraction F] [--test-fraction F] [--patience N] [--freeze-layers K] [--reset-head]\n"
-    "        [--resume] [--threads N] [--smiles-column C]\n"
+    "        [--resume] [--threads N] [--smiles-column C] [--split random|scaffold] [--lora-rank R]\n"
+    "        [--lora-alpha A] [--warmup F] [--weight-decay X] [--clip-norm X] [--schedule cosine|linear]\n"
     "      Trains (or, with --model, fine-tunes) on the file's targets (empty cells = missing), seeded\n"
-    "      random split; writes DIR/model.safetensors (usable with predict --model DIR) and\n"
-    "      best/last checkpoints for --resume. Prints one line per epoch and the test MAE.\n"
+    "      random or Bemis-Murcko scaffold split; writes DIR/model.safetensors (usable with predict\n"
+    "      --model DIR), DIR/split.csv and best/last checkpoints for --resume. --lora-rank R fine-tunes\n"
+    "      LoRA adapters on --model instead and writes the small DIR/adapter.safetensors. Prints one\n"
+    "      line per epoch and the test MAE.\n"
+    "\n"
+    "  evaluate --input FILE.csv [--targets COL[,COL...]] [--model M] [--adapter FILE] [--split random|scaffold]\n"
+    "           [--seed N] [--valid-fraction F] [--test-fraction F] [--precision P] [--batch-size N] [--threads N]\n"
+    "      Validation and test MAE of the model next to three baselines fitted on the training subset\n"
+    "      (mean; ridge on Morgan fingerprints; 5-NN Tanimoto), and test MAE by molecule size, on the\n"
+    "      split train uses with the same options. Prints Markdown tables.\n"
     "\n"
     "--atom-order: chirality tags and the choice among equally short paths depend on the order a SMILES\n"
     "writes the atoms in. 'canonical' (default) renumbers atoms canonically first, so every SMILES of a\n"
@@ -101,17 +114,19 @@ int predictCommand(int argc, char** argv) {
   gs::app::CliArgs args;
   std::string error;
   if (!args.parse(argc, argv, 2,
-                  {"--model", "--input", "--output", "--precision", "--batch-size", "--threads", "--device",
+                  {"--model", "--adapter", "--input", "--output", "--precision", "--batch-size", "--threads", "--device",
                    "--convention", "--spatial-pos-max", "--smiles-column", "--id-column", "--sdf-id-property",
                    "--max-atoms", "--atom-order"},
                   {"--no-bucketing", "--no-header", "--quiet", "--verbose"}, &error))
     return fail(error);
   gs::jobs::PredictJobOptions options;
-  options.model = args.get("--model");
+  options.model = args.get("--model", gs::defaultModelPath());
+  options.adapter = args.get("--adapter");
   options.input = args.get("--input");
   options.output = args.get("--output");
-  if (options.model.empty() || options.input.empty() || options.output.empty())
-    return fail("predict needs --model, --input and --output");
+  if (options.input.empty() || options.output.empty()) return fail("predict needs --input and --output");
+  if (options.model.empty())
+    return fail("no --model given and the bundled default model was not found (set GRAPHORMER_DEFAULT_MODEL)");
   auto& session = options.session;
   if (!gs::engine::parsePrecision(args.get("--precision", "fp32"), &session.precision))
     return fail("--precision must be fp32, bf16, fp16 or int8");
@@ -140,6 +155,7 @@ int predictCommand(int argc, char** argv) {
   for (const auto& note : summary->notes) std::cerr << "\nnote: " << note;
   std::cerr << "\npredict: " << summary->rows << " rows in " << summary->seconds << " s";
   for (const auto& [name, count] : summary->by_status) std::cerr << ", " << count << " " << name;
+  std::cerr << "\nmodel " << options.model << (summary->adapter_path.empty() ? "" : " + " + summary->adapter_path);
   std::cerr << "\nwrote " << options.output << " and " << options.output << ".json\n";
   return 0;
 }
@@ -171,6 +187,23 @@ std::vector<std::string> splitList(const std::string& s) {
   return out;
 }
 
+// --split, --seed, --valid-fraction, --test-fraction (shared by train and evaluate).
+bool readSplit(const gs::app::CliArgs& args, gs::data::SplitOptions* split, std::string* error) {
+  auto kind = gs::data::parseSplitKind(args.get("--split", "random"));
+  if (!kind.isOk()) {
+    *error = kind.status().message();
+    return false;
+  }
+  split->kind = kind.value();
+  int seed = 0;
+  if (!args.getInt("--seed", 0, 0, 1 << 30, &seed, error) ||
+      !getDouble(args, "--valid-fraction", 0.0, 0.9, &split->valid_fraction, error) ||
+      !getDouble(args, "--test-fraction", 0.0, 0.9, &split->test_fraction, error))
+    return false;
+  split->seed = static_cast<uint64_t>(seed);
+  return true;
+}
+
 int trainCommand(int argc, char** argv) {
   gs::app::CliArgs args;
   std::string error;
@@ -178,7 +211,8 @@ int trainCommand(int argc, char** argv) {
                   {"--input", "--targets", "--output", "--model", "--preset", "--layers", "--dim", "--heads", "--ffn",
                    "--epochs", "--batch-size", "--lr", "--precision", "--checkpoint-ratio", "--loss", "--seed",
                    "--valid-fraction", "--test-fraction", "--patience", "--freeze-layers", "--threads",
-                   "--smiles-column", "--id-column"},
+                   "--smiles-column", "--id-column", "--split", "--lora-rank", "--lora-alpha", "--warmup",
+                   "--weight-decay", "--clip-norm", "--schedule"},
                   {"--reset-head", "--resume", "--no-header"}, &error))
     return fail(error);
   gs::jobs::TrainJobOptions o;
@@ -192,23 +226,28 @@ int trainCommand(int argc, char** argv) {
   if (!preset.isOk()) return fail(preset.status().message());
   o.config = preset.value();
   auto& t = o.train;
-  int seed = 0;
   if (!args.getInt("--layers", o.config.num_hidden_layers, 1, 48, &o.config.num_hidden_layers, &error) ||
       !args.getInt("--dim", o.config.embedding_dim, 8, 4096, &o.config.embedding_dim, &error) ||
       !args.getInt("--heads", o.config.num_attention_heads, 1, 128, &o.config.num_attention_heads, &error) ||
       !args.getInt("--ffn", o.config.ffn_embedding_dim, 8, 16384, &o.config.ffn_embedding_dim, &error) ||
       !args.getInt("--epochs", 100, 1, 100000, &t.epochs, &error) ||
       !args.getInt("--batch-size", 32, 1, 4096, &t.batch_size, &error) ||
-      !args.getInt("--seed", 0, 0, 1 << 30, &seed, &error) ||
       !args.getInt("--patience", 20, 0, 100000, &t.patience, &error) ||
       !args.getInt("--freeze-layers", 0, 0, 48, &t.freeze_layers, &error) ||
       !args.getInt("--threads", 0, 0, 1024, &t.threads, &error) ||
       !getDouble(args, "--lr", 1e-7, 1.0, &t.learning_rate, &error) ||
       !getDouble(args, "--checkpoint-ratio", 0.0, 1.0, &t.checkpoint_ratio, &error) ||
-      !getDouble(args, "--valid-fraction", 0.0, 0.9, &o.valid_fraction, &error) ||
-      !getDouble(args, "--test-fraction", 0.0, 0.9, &o.test_fraction, &error))
+      !args.getInt("--lora-rank", 0, 0, 4096, &t.lora_rank, &error) ||
+      !getDouble(args, "--lora-alpha", 0.0, 1e6, &t.lora_alpha, &error) ||
+      !getDouble(args, "--warmup", 0.0, 1.0, &t.warmup_fraction, &error) ||
+      !getDouble(args, "--weight-decay", 0.0, 10.0, &t.weight_decay, &error) ||
+      !getDouble(args, "--clip-norm", 0.0, 1e6, &t.clip_norm, &error) ||
+      !readSplit(args, &o.split, &error))
     return fail(error);
-  t.seed = static_cast<uint64_t>(seed);
+  const std::string schedule = args.get("--schedule", "cosine");
+  if (schedule != "cosine" && schedule != "linear") return fail("--schedule must be cosine or linear");
+  t.schedule = schedule == "cosine" ? gs::engine::TrainOptions::Schedule::Cosine : gs::engine::TrainOptions::Schedule::Linear;
+  t.seed = o.split.seed;
   o.init_seed = t.seed;
   if (!gs::engine::parsePrecision(args.get("--precision", "fp32"), &t.precision) || t.precision == gs::engine::Precision::INT8)
     return fail("--precision must be fp32, bf16 or fp16");
@@ -236,6 +275,34 @@ int trainCommand(int argc, char** argv) {
   return 0;
 }
 
+int evaluateCommand(int argc, char** argv) {
+  gs::app::CliArgs args;
+  std::string error;
+  if (!args.parse(argc, argv, 2,
+                  {"--input", "--targets", "--model", "--adapter", "--split", "--seed", "--valid-fraction",
+                   "--test-fraction", "--precision", "--batch-size", "--threads", "--smiles-column", "--id-column"},
+                  {"--no-header"}, &error))
+    return fail(error);
+  gs::jobs::EvaluateJobOptions o;
+  o.input = args.get("--input");
+  o.targets = splitList(args.get("--targets"));
+  o.model = args.get("--model");
+  o.adapter = args.get("--adapter");
+  if (o.input.empty()) return fail("evaluate needs --input");
+  if (o.model.empty() && o.targets.empty()) return fail("evaluate needs --targets (or a --model that names them)");
+  if (!readSplit(args, &o.split, &error) ||
+      !args.getInt("--batch-size", 32, 1, 65536, &o.session.plan.max_batch_size, &error) ||
+      !args.getInt("--threads", 0, 0, 1024, &o.session.threads, &error))
+    return fail(error);
+  if (!gs::engine::parsePrecision(args.get("--precision", "fp32"), &o.session.precision))
+    return fail("--precision must be fp32, bf16, fp16 or int8");
+  readCommonOptions(args, o.reader);
+  auto report = gs::jobs::runEvaluate(o);
+  if (!report.isOk()) return fail(report.status().toString());
+  std::cout << gs::jobs::formatReport(report.value());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -247,5 +314,6 @@ int main(int argc, char** argv) {
   if (command == "featurize") return featurizeCommand(argc, argv);
   if (command == "predict") return predictCommand(argc, argv);
   if (command == "train") return trainCommand(argc, argv);
+  if (command == "evaluate") return evaluateCommand(argc, argv);
   return fail("unknown command '" + command + "'\n" + kUsage);
 }

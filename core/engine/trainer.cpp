@@ -14,6 +14,7 @@
 #include "engine/activation_checkpoint.h"
 #include "engine/loss_scaler.h"
 #include "engine/torch_compat.h"
+#include "model/lora.h"
 
 namespace gs::engine {
 namespace fs = std::filesystem;
@@ -174,9 +175,12 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
     }
     model->classifier->lm_output_learned_bias.zero_();
   }
+  if (o.lora_rank > 0 && !model::hasLora(*model))
+    model::addLora(*model, o.lora_rank, o.lora_alpha > 0 ? o.lora_alpha : o.lora_rank, o.seed * 31ULL + 17ULL);
+  const bool lora = model::hasLora(*model);
   std::vector<torch::Tensor> params;
   for (auto& p : model->named_parameters()) {
-    p.value().set_requires_grad(!frozen(p.key(), o.freeze_layers));
+    p.value().set_requires_grad(lora ? model::isAdapterParameter(p.key()) : !frozen(p.key(), o.freeze_layers));
     if (p.value().requires_grad()) params.push_back(p.value());
   }
   model->to(device);

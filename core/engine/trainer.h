@@ -39,6 +39,11 @@ struct TrainOptions {
   int patience = 20;         // epochs without validation improvement before stopping; 0 = off
   int freeze_layers = 0;     // fine-tuning: the first k encoder layers (and the embeddings) stay fixed
   bool reset_head = false;   // fine-tuning: re-initialise the head
+  // Fine-tuning with LoRA adapters of this rank on every attention and feed-forward projection
+  // (model/lora.h): only the adapters and the head train. 0 = off. The model keeps its unmerged
+  // adapter after fit() (save it with model::saveAdapter, or merge it).
+  int lora_rank = 0;
+  double lora_alpha = 0;     // 0 = the rank (update scale 1)
   std::string device = "cpu";
   int threads = 0;
   data::CollateOptions collate;

@@ -7,9 +7,9 @@
 #include "chem/molecule.h"
 #include "common/atomic_file.h"
 #include "common/json_writer.h"
-#include "common/sha256.h"
 #include "data/csv_writer.h"
 #include "engine/torch_compat.h"
+#include "model/lora.h"
 
 #ifndef GS_VERSION
 #define GS_VERSION "dev"
@@ -57,6 +57,7 @@ Status writeRunRecord(const PredictJobOptions& options, const engine::InferenceS
       .field("path", m.weights_path).field("format", m.format).field("sha256", summary.model_sha256)
       .field("layers", m.config.num_hidden_layers).field("embedding_dim", m.config.embedding_dim)
       .field("heads", m.config.num_attention_heads).field("outputs", m.config.num_classes)
+      .field("adapter", summary.adapter_path).field("adapter_sha256", summary.adapter_sha256)
       .endObject()
       .field("precision", engine::precisionName(session.options().precision))
       .field("batch_size", session.options().plan.max_batch_size)
@@ -90,15 +91,13 @@ std::vector<std::string> predictionHeader(const model::ModelMetadata& metadata, 
 Result<PredictSummary> runPredict(const PredictJobOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   PredictSummary summary;
-  auto weights = model::resolveWeightsFile(options.model);
-  if (!weights.isOk()) return weights.status();
-  auto sha = sha256File(weights.value());
-  if (!sha.isOk()) return sha.status();
-  auto loaded = model::loadModel(weights.value());
+  auto loaded = model::loadModelWithAdapter(options.model, options.adapter);
   if (!loaded.isOk()) return loaded.status();
-  summary.model_sha256 = sha.value();
-  summary.notes = loaded->notes;
-  auto session = engine::InferenceSession::create(std::move(loaded.value()), options.session);
+  summary.model_sha256 = loaded->sha256;
+  summary.adapter_path = loaded->adapter_path;
+  summary.adapter_sha256 = loaded->adapter_sha256;
+  summary.notes = loaded->model.notes;
+  auto session = engine::InferenceSession::create(std::move(loaded->model), options.session);
   if (!session.isOk()) return session.status();
   auto reader = data::openReader(options.input, options.reader);
   if (!reader.isOk()) return reader.status();

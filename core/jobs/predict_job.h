@@ -14,7 +14,8 @@
 namespace gs::jobs {
 
 struct PredictJobOptions {
-  std::string model;  // directory or weights file
+  std::string model;    // directory or weights file (or a LoRA adapter: model/lora.h)
+  std::string adapter;  // LoRA adapter applied on top of `model`; "" = none
   std::string input;
   std::string output;  // CSV path; the run record goes to output + ".json"
   data::ReaderOptions reader;
@@ -30,6 +31,7 @@ struct PredictSummary {
   std::map<std::string, int64_t> by_status;
   double seconds = 0;
   std::string model_sha256;
+  std::string adapter_path, adapter_sha256;  // when an adapter was applied
   std::vector<std::string> notes;  // from loading the checkpoint
 };
 

@@ -1,50 +1,38 @@
 #include "jobs/train_job.h"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <numeric>
-#include <random>
+#include "common/sha256.h"
+#include "model/lora.h"
 
 namespace gs::jobs {
-namespace {
-
-float parseTarget(const std::string& text) {
-  if (text.empty()) return std::nanf("");
-  char* end = nullptr;
-  const float v = std::strtof(text.c_str(), &end);
-  return end && *end == '\0' && std::isfinite(v) ? v : std::nanf("");
-}
-
-Result<std::vector<int>> targetColumns(const data::RecordReader& reader, const std::vector<std::string>& targets) {
-  const auto columns = reader.columns();
-  std::vector<int> out;
-  for (const auto& t : targets) {
-    auto it = std::find(columns.begin(), columns.end(), t);
-    if (it == columns.end()) return Status(StatusCode::InvalidArgument, "target column '" + t + "' is not in the file's header");
-    out.push_back(static_cast<int>(it - columns.begin()));
-  }
-  return out;
-}
-
-}  // namespace
 
 Result<TrainJobSummary> runTrain(const TrainJobOptions& options) {
-  if (options.targets.empty()) return Status(StatusCode::InvalidArgument, "name at least one target column");
   if (options.output_dir.empty()) return Status(StatusCode::InvalidArgument, "an output directory is needed");
-  auto reader = data::openReader(options.input, options.reader);
-  if (!reader.isOk()) return reader.status();
-  auto cols = targetColumns(*reader.value(), options.targets);
-  if (!cols.isOk()) return cols.status();
+  const bool lora = options.train.lora_rank > 0;
+  if (lora && options.model.empty())
+    return Status(StatusCode::InvalidArgument, "LoRA adapts a trained model: give the base model to fine-tune (--model)");
+  if (lora && options.train.freeze_layers > 0)
+    return Status(StatusCode::InvalidArgument, "LoRA already keeps every base weight fixed; do not combine it with freezing layers");
 
   model::LoadedModel model;
+  model::LoraSpec spec;
   if (!options.model.empty()) {
-    auto loaded = model::loadModel(options.model);
+    auto weights = model::resolveWeightsFile(options.model);
+    if (!weights.isOk()) return weights.status();
+    auto loaded = model::loadModel(weights.value());
     if (!loaded.isOk()) return loaded.status();
     model = std::move(loaded.value());
     if (model.config.num_classes != static_cast<int>(options.targets.size()))
       return Status(StatusCode::InvalidArgument, "the model has " + std::to_string(model.config.num_classes) +
                                                      " outputs but " + std::to_string(options.targets.size()) + " targets were named");
+    if (lora) {
+      auto sha = sha256File(weights.value());
+      if (!sha.isOk()) return sha.status();
+      spec.rank = options.train.lora_rank;
+      spec.alpha = options.train.lora_alpha > 0 ? options.train.lora_alpha : options.train.lora_rank;
+      spec.base_sha256 = sha.value();
+      spec.base_path = weights.value();
+      spec.base_config = model.config.toJson();
+    }
   } else {
     model.config = options.config;
     model.config.num_classes = static_cast<int>(options.targets.size());
@@ -56,39 +44,26 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options) {
   model.metadata.convention = options.train.collate.convention;
   model.metadata.spatial_pos_max = options.train.collate.spatial_pos_max;
 
+  LabelledDataOptions read;
+  read.input = options.input;
+  read.targets = options.targets;
+  read.reader = options.reader;
+  read.featurize = options.featurize;
+  read.featurize.multi_hop_max_dist = model.config.multi_hop_max_dist;
+  read.scaffolds = options.split.kind == data::SplitKind::Scaffold;
+  auto data = readLabelled(read);
+  if (!data.isOk()) return data.status();
+  auto split = splitLabelled(data.value(), options.split);
+  if (!split.isOk()) return split.status();
+
   TrainJobSummary summary;
-  chem::FeaturizeOptions featurize = options.featurize;
-  featurize.multi_hop_max_dist = model.config.multi_hop_max_dist;
-  std::vector<chem::MoleculeRow> rows;
-  std::vector<std::vector<float>> targets;
-  data::RawRecord record;
-  while (reader.value()->next(record)) {
-    ++summary.rows;
-    auto row = chem::featurizeRecord(record, featurize);
-    if (!row.features) {
-      ++summary.skipped[statusCodeName(row.status.code())];
-      continue;
-    }
-    std::vector<float> y;
-    for (int c : cols.value()) y.push_back(c < static_cast<int>(record.fields.size()) ? parseTarget(record.fields[c]) : std::nanf(""));
-    if (std::all_of(y.begin(), y.end(), [](float v) { return std::isnan(v); })) {
-      ++summary.skipped["no_target"];
-      continue;
-    }
-    rows.push_back(std::move(row));
-    targets.push_back(std::move(y));
-  }
-  std::vector<size_t> order(rows.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), std::mt19937_64(options.train.seed));
-  const auto n = static_cast<int64_t>(order.size());
-  const auto n_test = static_cast<int64_t>(std::llround(options.test_fraction * n));
-  const auto n_valid = static_cast<int64_t>(std::llround(options.valid_fraction * n));
+  summary.rows = data->rows_read;
+  summary.skipped = data->skipped;
   std::vector<engine::TrainExample> train, valid, test;
-  for (int64_t k = 0; k < n; ++k) {
-    const size_t i = order[k];
-    engine::TrainExample e{&*rows[i].features, targets[i]};
-    (k < n_test ? test : k < n_test + n_valid ? valid : train).push_back(e);
+  for (size_t i = 0; i < data->rows.size(); ++i) {
+    engine::TrainExample e{&*data->rows[i].features, data->targets[i]};
+    const auto s = split.value()[i];
+    (s == data::Subset::Test ? test : s == data::Subset::Valid ? valid : train).push_back(e);
   }
   if (train.empty()) return Status(StatusCode::InvalidArgument, "no usable training molecules in '" + options.input + "'");
   summary.train = static_cast<int64_t>(train.size());
@@ -102,10 +77,17 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options) {
   auto trained = trainer.fit(train, valid, options.callbacks);
   if (!trained.isOk()) return trained.status();
   summary.training = trained.value();
+  if (Status s = writeSplitFile(options.output_dir + "/split.csv", data.value(), split.value()); !s.isOk()) return s;
   if (!valid.empty()) summary.valid_mae = trainer.evaluate(valid);
   if (!test.empty()) summary.test_mae = trainer.evaluate(test);
-  summary.model_path = options.output_dir + "/model.safetensors";
-  if (Status s = model::saveModel(summary.model_path, *trainer.model().model, trainer.model().metadata); !s.isOk()) return s;
+  auto& trained_model = *trainer.model().model;
+  if (lora) {
+    summary.model_path = options.output_dir + "/adapter.safetensors";
+    if (Status s = model::saveAdapter(summary.model_path, trained_model, trainer.model().metadata, spec); !s.isOk()) return s;
+  } else {
+    summary.model_path = options.output_dir + "/model.safetensors";
+    if (Status s = model::saveModel(summary.model_path, trained_model, trainer.model().metadata); !s.isOk()) return s;
+  }
   return summary;
 }
 

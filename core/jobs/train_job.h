@@ -1,16 +1,17 @@
 #pragma once
 // `graphormer-cli train`: reads a molecule file with one or more numeric target columns, splits it
-// (seeded random split), trains or fine-tunes a Graphormer and writes <output>/model.safetensors
-// (config, target names and normalisation inside) next to the trainer's best/last checkpoints.
-// Rows whose molecule cannot be read or whose targets are all missing are counted and skipped.
-#include <functional>
+// (seeded random or Bemis–Murcko scaffold split), trains or fine-tunes a Graphormer and writes
+//   <output>/model.safetensors    the trained model (config, target names and normalisation inside)
+//   <output>/adapter.safetensors  instead, for a LoRA run: the adapter alone, for the base model
+//   <output>/split.csv            row,id,subset for every usable input row
+// next to the trainer's best/last checkpoints (resume state). Rows whose molecule cannot be read
+// or whose targets are all missing are counted and skipped.
 #include <map>
 #include <string>
 #include <vector>
 
-#include "chem/featurize.h"
-#include "data/record_reader.h"
 #include "engine/trainer.h"
+#include "jobs/labelled_data.h"
 
 namespace gs::jobs {
 
@@ -22,10 +23,9 @@ struct TrainJobOptions {
   model::GraphormerConfig config;  // used when `model` is empty (num_classes is set from targets)
   data::ReaderOptions reader;
   chem::FeaturizeOptions featurize;
-  double valid_fraction = 0.1;
-  double test_fraction = 0.1;
+  data::SplitOptions split;
   uint64_t init_seed = 0;
-  engine::TrainOptions train;  // output_dir is set from the job's
+  engine::TrainOptions train;  // output_dir is set from the job's; lora_rank > 0 needs `model`
   engine::TrainCallbacks callbacks;
 };
 
@@ -35,7 +35,7 @@ struct TrainJobSummary {
   int64_t train = 0, valid = 0, test = 0;
   engine::TrainSummary training;
   std::vector<double> valid_mae, test_mae;  // per target, best epoch
-  std::string model_path;
+  std::string model_path;                   // model.safetensors, or adapter.safetensors for LoRA
 };
 
 Result<TrainJobSummary> runTrain(const TrainJobOptions& options);

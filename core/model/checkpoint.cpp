@@ -8,6 +8,7 @@
 
 #include "common/json_writer.h"
 #include "model/pickle_value.h"
+#include "model/lora.h"
 #include "model/safetensors.h"
 #include "model/torch_zip.h"
 
@@ -17,6 +18,7 @@ namespace {
 
 constexpr const char* kConfigKey = "graphormer_config";
 constexpr const char* kMetadataKey = "graphormer_metadata";
+constexpr const char* kLoraKey = "graphormer_lora";
 
 Status fail(const std::string& what) { return {StatusCode::InvalidArgument, what}; }
 
@@ -70,6 +72,13 @@ Status fromSafetensors(const std::string& path, Checkpoint& ck) {
   bool has_config = false, has_metadata = false;
   if (Status s = readEmbedded(path, file->metadata, kConfigKey, ck.config, &has_config); !s.isOk()) return s;
   if (Status s = readEmbedded(path, file->metadata, kMetadataKey, ck.metadata, &has_metadata); !s.isOk()) return s;
+  if (auto it = file->metadata.find(kLoraKey); it != file->metadata.end()) {
+    auto json = JsonValue::parse(it->second);
+    auto spec = json.isOk() ? LoraSpec::fromJson(json.value()) : Result<LoraSpec>(json.status());
+    if (!spec.isOk()) return fail(path + ": embedded " + kLoraKey + ": " + spec.status().message());
+    ck.lora_rank = spec->rank;
+    ck.lora_alpha = spec->alpha;
+  }
   return applyConfigJson(path, ck.config, ck.metadata, /*required=*/!has_config);
 }
 
@@ -257,8 +266,13 @@ Result<LoadedModel> loadModel(const std::string& path) {
   } catch (const std::exception& e) {
     return Status(StatusCode::Internal, std::string("cannot build the model: ") + e.what());
   }
+  if (ck->lora_rank > 0) addLora(*m.model, ck->lora_rank, ck->lora_alpha, 0);
   if (Status s = loadStateDict(*m.model, ck->tensors); !s.isOk())
     return Status(s.code(), "'" + m.weights_path + "': " + s.message());
+  if (ck->lora_rank > 0) {
+    mergeLora(*m.model);
+    m.notes.push_back("LoRA adapter (rank " + std::to_string(ck->lora_rank) + ") merged into the weights");
+  }
   m.model->eval();
   return m;
 }
@@ -267,6 +281,14 @@ Status saveModel(const std::string& path, GraphormerImpl& model, const ModelMeta
   TensorList tensors;
   for (const auto& p : model.named_parameters(true)) tensors.emplace_back(p.key(), p.value().detach().to(torch::kFloat));
   StringMap header{{"format", "pt"}, {kConfigKey, model.config().toJson()}, {kMetadataKey, metadata.toJson()}};
+  for (auto& linear : model.linears()) {
+    if (!linear->hasLora()) continue;
+    LoraSpec spec;
+    spec.rank = static_cast<int>(linear->lora_A.size(0));
+    spec.alpha = linear->loraScale() * spec.rank;
+    header[kLoraKey] = spec.toJson();
+    break;
+  }
   return writeSafetensors(path, tensors, header);
 }
 

@@ -23,6 +23,9 @@ struct Checkpoint {
   ModelMetadata metadata;
   TensorList tensors;              // HuggingFace names
   std::vector<std::string> notes;  // e.g. which fairseq-only weights were dropped
+  // Training checkpoints of a LoRA run keep the unmerged adapter (rank, alpha from the header).
+  int lora_rank = 0;
+  double lora_alpha = 0;
 };
 
 struct LoadedModel {
@@ -40,7 +43,8 @@ Result<Checkpoint> readCheckpoint(const std::string& path);
 // Copies `tensors` into the model's parameters, checking names, shapes, dtypes and values.
 Status loadStateDict(GraphormerImpl& model, const TensorList& tensors);
 Result<LoadedModel> loadModel(const std::string& path);
-// Writes model.safetensors with the config and metadata in its header (atomic).
+// Writes model.safetensors with the config and metadata in its header (atomic). A model with an
+// unmerged LoRA adapter is written with it (and its rank and alpha); loadModel merges it.
 Status saveModel(const std::string& path, GraphormerImpl& model, const ModelMetadata& metadata);
 
 // Maps fairseq key names to HuggingFace ones; returns false for keys HF has no use for.

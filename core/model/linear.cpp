@@ -19,7 +19,34 @@ LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias
   }
 }
 
+void LinearImpl::addLora(int64_t rank, double alpha, at::Generator generator) {
+  TORCH_CHECK(rank > 0 && !hasLora(), "LoRA: rank must be positive and the layer must have no adapter yet");
+  torch::NoGradGuard no_grad;
+  const int64_t in = weight.size(1), out = weight.size(0);
+  // kaiming_uniform_(a = sqrt(5)) of a [rank, in] matrix: U(-1/sqrt(in), 1/sqrt(in)).
+  const double bound = 1.0 / std::sqrt(static_cast<double>(in));
+  lora_A = register_parameter("lora_A", torch::empty({rank, in}).uniform_(-bound, bound, generator).to(weight.options()));
+  lora_B = register_parameter("lora_B", torch::zeros({out, rank}, weight.options()));
+  lora_scale_ = alpha / static_cast<double>(rank);
+  dropInt8();
+}
+
+void LinearImpl::mergeLora() {
+  if (!hasLora()) return;
+  {
+    torch::NoGradGuard no_grad;
+    weight.add_(lora_B.mm(lora_A).to(weight.dtype()), lora_scale_);
+  }
+  parameters_.erase("lora_A");
+  parameters_.erase("lora_B");
+  lora_A = torch::Tensor();
+  lora_B = torch::Tensor();
+  lora_scale_ = 0;
+  dropInt8();
+}
+
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
+  if (hasLora()) return torch::linear(x, weight, bias) + torch::linear(torch::linear(x, lora_A), lora_B) * lora_scale_;
   if (packed_.isNone() || is_training() || x.requires_grad()) return torch::linear(x, weight, bias);
   static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear_dynamic", "");
   const auto sizes = x.sizes().vec();

@@ -2,6 +2,7 @@
 // A Linear layer with the parameter names of torch.nn.Linear ("weight", "bias") that can also run
 // as a dynamically quantised int8 layer (weights int8 per output channel, activations quantised
 // per batch). The fp32 weights stay, so a model switches between precisions without reloading.
+// Optionally carries a LoRA adapter (low-rank update, parameters "lora_A" and "lora_B").
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
@@ -18,11 +19,22 @@ class LinearImpl : public torch::nn::Module {
   void dropInt8() { packed_ = c10::IValue(); }
   bool isInt8() const { return !packed_.isNone(); }
 
+  // LoRA: y = W x + b + (alpha / rank) B (A x), A [rank, in] drawn like a Linear weight from
+  // `generator`, B [out, rank] zero, so a fresh adapter leaves the output unchanged.
+  void addLora(int64_t rank, double alpha, at::Generator generator);
+  bool hasLora() const { return lora_A.defined(); }
+  double loraScale() const { return lora_scale_; }
+  // W += (alpha / rank) B A, then the adapter is removed: inference costs what the base costs
+  // (and int8 quantises the adapted weights).
+  void mergeLora();
+
   torch::Tensor weight;
   torch::Tensor bias;  // undefined when with_bias is false
+  torch::Tensor lora_A, lora_B;  // undefined without an adapter
 
  private:
   c10::IValue packed_;
+  double lora_scale_ = 0;
 };
 TORCH_MODULE(Linear);
 

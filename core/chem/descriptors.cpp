@@ -1,0 +1,42 @@
+#include "chem/descriptors.h"
+
+#include <DataStructs/ExplicitBitVect.h>
+#include <GraphMol/ChemTransforms/ChemTransforms.h>
+#include <GraphMol/Fingerprints/MorganFingerprints.h>
+#include <GraphMol/ROMol.h>
+#include <GraphMol/SmilesParse/SmilesWrite.h>
+
+#include <memory>
+
+namespace gs::chem {
+
+std::string murckoScaffold(const RDKit::ROMol& mol) {
+  try {
+    std::unique_ptr<RDKit::ROMol> scaffold(RDKit::MurckoDecompose(mol));
+    if (!scaffold || scaffold->getNumAtoms() == 0) return "";
+    return RDKit::MolToSmiles(*scaffold);
+  } catch (...) {
+    // A scaffold RDKit cannot write: fall back to the molecule itself (its own group).
+    return "!" + canonicalSmiles(&mol);
+  }
+}
+
+data::BitFingerprint morganFingerprint(const RDKit::ROMol& mol, int radius, int bits) {
+  data::BitFingerprint fp;
+  if (bits <= 0 || radius < 0) return fp;
+  fp.words.assign((static_cast<size_t>(bits) + 63) / 64, 0);
+  try {
+    std::unique_ptr<ExplicitBitVect> v(RDKit::MorganFingerprints::getFingerprintAsBitVect(
+        mol, static_cast<unsigned>(radius), static_cast<unsigned>(bits)));
+    std::vector<int> on;
+    v->getOnBits(on);
+    for (int i : on) fp.words[static_cast<size_t>(i) / 64] |= uint64_t{1} << (i % 64);
+    fp.on_bits = static_cast<int>(on.size());
+  } catch (...) {
+    fp.words.clear();
+    fp.on_bits = 0;
+  }
+  return fp;
+}
+
+}  // namespace gs::chem

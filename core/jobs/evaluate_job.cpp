@@ -1,0 +1,196 @@
+#include "jobs/evaluate_job.h"
+
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+#include "engine/baselines.h"
+#include "model/lora.h"
+
+namespace gs::jobs {
+namespace {
+
+// predictions[method][row][target]; NaN where a method has no prediction.
+using Predictions = std::vector<std::vector<double>>;
+
+double mae(const Predictions& pred, const LabelledData& data, const std::vector<size_t>& rows, size_t target) {
+  double sum = 0;
+  int64_t n = 0;
+  for (size_t i : rows) {
+    const float t = data.targets[i][target];
+    const double p = pred[i][target];
+    if (std::isnan(t) || std::isnan(p)) continue;
+    sum += std::abs(p - t);
+    ++n;
+  }
+  return n ? sum / double(n) : std::nan("");
+}
+
+double meanOverTargets(const Predictions& pred, const LabelledData& data, const std::vector<size_t>& rows, size_t k) {
+  double sum = 0;
+  int n = 0;
+  for (size_t j = 0; j < k; ++j) {
+    const double m = mae(pred, data, rows, j);
+    if (!std::isnan(m)) sum += m, ++n;
+  }
+  return n ? sum / n : std::nan("");
+}
+
+}  // namespace
+
+Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
+  EvaluateReport report;
+  report.input = options.input;
+  report.split = options.split;
+  report.knn_k = options.knn_k;
+  std::unique_ptr<engine::InferenceSession> session;
+  int multi_hop = options.featurize.multi_hop_max_dist;
+  report.targets = options.targets;
+  if (!options.model.empty()) {
+    auto loaded = model::loadModelWithAdapter(options.model, options.adapter);
+    if (!loaded.isOk()) return loaded.status();
+    report.model_path = loaded->model.weights_path + (loaded->adapter_path.empty() ? "" : " + " + loaded->adapter_path);
+    report.model_sha256 = loaded->sha256;
+    multi_hop = loaded->model.config.multi_hop_max_dist;
+    if (report.targets.empty())
+      for (int j = 0; j < loaded->model.config.num_classes; ++j) report.targets.push_back(loaded->model.metadata.outputName(j));
+    if (static_cast<int>(report.targets.size()) != loaded->model.config.num_classes)
+      return Status(StatusCode::InvalidArgument, "the model has " + std::to_string(loaded->model.config.num_classes) +
+                                                     " outputs but " + std::to_string(report.targets.size()) + " targets were named");
+    auto s = engine::InferenceSession::create(std::move(loaded->model), options.session);
+    if (!s.isOk()) return s.status();
+    session = std::move(s.value());
+  }
+  LabelledDataOptions read;
+  read.input = options.input;
+  read.targets = report.targets;
+  read.reader = options.reader;
+  read.featurize = options.featurize;
+  read.featurize.multi_hop_max_dist = multi_hop;
+  read.scaffolds = options.split.kind == data::SplitKind::Scaffold;
+  read.fingerprints = true;
+  auto data = readLabelled(read);
+  if (!data.isOk()) return data.status();
+  auto split = splitLabelled(data.value(), options.split);
+  if (!split.isOk()) return split.status();
+  const auto& d = data.value();
+  report.rows = d.rows_read;
+  report.skipped = d.skipped;
+  std::vector<size_t> train, valid, test;
+  for (size_t i = 0; i < d.rows.size(); ++i)
+    (split.value()[i] == data::Subset::Test ? test : split.value()[i] == data::Subset::Valid ? valid : train).push_back(i);
+  report.train = static_cast<int64_t>(train.size());
+  report.valid = static_cast<int64_t>(valid.size());
+  report.test = static_cast<int64_t>(test.size());
+  if (train.empty()) return Status(StatusCode::InvalidArgument, "no training molecules in '" + options.input + "'");
+
+  const size_t k = report.targets.size(), n = d.rows.size();
+  auto fps = [&](const std::vector<size_t>& rows) {
+    std::vector<const data::BitFingerprint*> out;
+    for (size_t i : rows) out.push_back(&d.fingerprints[i]);
+    return out;
+  };
+  auto column = [&](const std::vector<size_t>& rows, size_t j) {
+    std::vector<float> out;
+    for (size_t i : rows) out.push_back(d.targets[i][j]);
+    return out;
+  };
+  const auto train_fp = fps(train), valid_fp = fps(valid), all_fp = fps([&] {
+    std::vector<size_t> all(n);
+    for (size_t i = 0; i < n; ++i) all[i] = i;
+    return all;
+  }());
+  std::vector<std::string> names{"mean", "ridge", "knn"};
+  std::vector<Predictions> preds(3, Predictions(n, std::vector<double>(k, std::nan(""))));
+  for (size_t j = 0; j < k; ++j) {
+    const auto ty = column(train, j);
+    const double mean = engine::meanTarget(ty);
+    for (size_t i = 0; i < n; ++i) preds[0][i][j] = mean;
+    auto ridge = engine::RidgeRegression::fitSelect(train_fp, ty, valid_fp, column(valid, j), options.ridge_lambdas);
+    if (!ridge.isOk()) return ridge.status();
+    report.ridge_lambda.push_back(ridge->lambda());
+    for (size_t i = 0; i < n; ++i) preds[1][i][j] = ridge->predict(d.fingerprints[i]);
+    const auto knn = engine::knnPredict(train_fp, ty, all_fp, options.knn_k);
+    for (size_t i = 0; i < n; ++i) preds[2][i][j] = knn[i];
+  }
+  if (session) {
+    names.push_back("model");
+    preds.emplace_back(n, std::vector<double>(k, std::nan("")));
+    std::vector<const graph::Featurized*> mols;
+    for (const auto& row : d.rows) mols.push_back(&*row.features);
+    const auto out = session->predict(mols);
+    for (size_t i = 0; i < n; ++i)
+      if (out[i].status.isOk())
+        for (size_t j = 0; j < k; ++j) preds.back()[i][j] = out[i].values[j];
+  }
+  for (size_t m = 0; m < names.size(); ++m) {
+    MethodScores s;
+    s.method = names[m];
+    for (size_t j = 0; j < k; ++j) {
+      s.valid_mae.push_back(mae(preds[m], d, valid, j));
+      s.test_mae.push_back(mae(preds[m], d, test, j));
+    }
+    report.methods.push_back(s);
+  }
+  // Test error by molecule size.
+  std::vector<int> edges = options.size_edges;
+  for (size_t b = 0; b <= edges.size(); ++b) {
+    SizeBin bin;
+    bin.lo = b == 0 ? 1 : edges[b - 1] + 1;
+    bin.hi = b < edges.size() ? edges[b] : 0;
+    std::vector<size_t> rows;
+    for (size_t i : test) {
+      const int atoms = d.rows[i].num_atoms;
+      if (atoms >= bin.lo && (bin.hi == 0 || atoms <= bin.hi)) rows.push_back(i);
+    }
+    bin.count = static_cast<int64_t>(rows.size());
+    if (rows.empty()) continue;
+    for (size_t m = 0; m < names.size(); ++m) bin.test_mae[names[m]] = meanOverTargets(preds[m], d, rows, k);
+    report.by_size.push_back(bin);
+  }
+  return report;
+}
+
+std::string formatReport(const EvaluateReport& r) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(4);
+  out << "input: " << r.input << "\n";
+  if (!r.model_path.empty()) out << "model: " << r.model_path << " (sha256 " << r.model_sha256 << ")\n";
+  out << "split: " << data::splitKindName(r.split.kind) << ", seed " << r.split.seed << ", valid " << r.split.valid_fraction
+      << ", test " << r.split.test_fraction << "; rows " << r.rows << " -> train " << r.train << ", valid " << r.valid
+      << ", test " << r.test;
+  for (const auto& [why, count] : r.skipped) out << "; skipped " << why << " " << count;
+  out << "\n\n";
+  for (size_t j = 0; j < r.targets.size(); ++j) {
+    out << "| " << r.targets[j] << " | valid MAE | test MAE |\n|---|---:|---:|\n";
+    for (const auto& m : r.methods) {
+      std::string name = m.method;
+      if (name == "ridge" && j < r.ridge_lambda.size()) {
+        std::ostringstream l;
+        l << "ridge (Morgan, lambda " << r.ridge_lambda[j] << ")";
+        name = l.str();
+      } else if (name == "knn") {
+        name = std::to_string(r.knn_k) + "-NN Tanimoto (Morgan)";
+      } else if (name == "mean") {
+        name = "mean of training targets";
+      } else if (name == "model") {
+        name = "Graphormer";
+      }
+      out << "| " << name << " | " << m.valid_mae[j] << " | " << m.test_mae[j] << " |\n";
+    }
+    out << "\n";
+  }
+  out << "| heavy atoms | test molecules |";
+  for (const auto& m : r.methods) out << " " << m.method << " |";
+  out << "\n|---|---:|";
+  for (size_t m = 0; m < r.methods.size(); ++m) out << "---:|";
+  out << "\n";
+  for (const auto& b : r.by_size) {
+    out << "| " << b.lo << (b.hi ? "–" + std::to_string(b.hi) : std::string("+")) << " | " << b.count << " |";
+    for (const auto& m : r.methods) out << " " << b.test_mae.at(m.method) << " |";
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace gs::jobs

@@ -1,0 +1,85 @@
+#include "jobs/labelled_data.h"
+
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "chem/descriptors.h"
+#include "common/atomic_file.h"
+#include "data/csv_writer.h"
+
+namespace gs::jobs {
+namespace {
+
+float parseTarget(const std::string& text) {
+  if (text.empty()) return std::nanf("");
+  char* end = nullptr;
+  const float v = std::strtof(text.c_str(), &end);
+  return end && *end == '\0' && std::isfinite(v) ? v : std::nanf("");
+}
+
+Result<std::vector<int>> targetColumns(const data::RecordReader& reader, const std::vector<std::string>& targets) {
+  const auto columns = reader.columns();
+  std::vector<int> out;
+  for (const auto& t : targets) {
+    auto it = std::find(columns.begin(), columns.end(), t);
+    if (it == columns.end()) return Status(StatusCode::InvalidArgument, "target column '" + t + "' is not in the file's header");
+    out.push_back(static_cast<int>(it - columns.begin()));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<LabelledData> readLabelled(const LabelledDataOptions& options) {
+  if (options.targets.empty()) return Status(StatusCode::InvalidArgument, "name at least one target column");
+  auto reader = data::openReader(options.input, options.reader);
+  if (!reader.isOk()) return reader.status();
+  auto cols = targetColumns(*reader.value(), options.targets);
+  if (!cols.isOk()) return cols.status();
+  chem::FeaturizeOptions featurize = options.featurize;
+  const bool need_mol = options.scaffolds || options.fingerprints;
+  featurize.keep_molecule = featurize.keep_molecule || need_mol;
+  LabelledData out;
+  data::RawRecord record;
+  while (reader.value()->next(record)) {
+    ++out.rows_read;
+    auto row = chem::featurizeRecord(record, featurize);
+    if (!row.features) {
+      ++out.skipped[statusCodeName(row.status.code())];
+      continue;
+    }
+    std::vector<float> y;
+    for (int c : cols.value()) y.push_back(c < static_cast<int>(record.fields.size()) ? parseTarget(record.fields[c]) : std::nanf(""));
+    if (std::all_of(y.begin(), y.end(), [](float v) { return std::isnan(v); })) {
+      ++out.skipped["no_target"];
+      continue;
+    }
+    if (options.scaffolds) out.scaffolds.push_back(chem::murckoScaffold(*row.mol));
+    if (options.fingerprints)
+      out.fingerprints.push_back(chem::morganFingerprint(*row.mol, options.fingerprint_radius, options.fingerprint_bits));
+    if (!options.featurize.keep_molecule) row.mol.reset();
+    out.rows.push_back(std::move(row));
+    out.targets.push_back(std::move(y));
+  }
+  return out;
+}
+
+Result<std::vector<data::Subset>> splitLabelled(const LabelledData& data, const data::SplitOptions& options) {
+  if (options.kind == data::SplitKind::Scaffold && data.scaffolds.size() != data.rows.size())
+    return Status(StatusCode::Internal, "scaffolds were not computed for the scaffold split");
+  return data::splitDataset(data.rows.size(), options, data.scaffolds);
+}
+
+Status writeSplitFile(const std::string& path, const LabelledData& data, const std::vector<data::Subset>& split) {
+  AtomicFile file(path);
+  if (!file.isOpen()) return file.openStatus();
+  data::CsvWriter csv(file.stream());
+  csv.row({"row", "id", "subset"});
+  for (size_t i = 0; i < data.rows.size() && i < split.size(); ++i)
+    csv.row({std::to_string(data.rows[i].row), data.rows[i].id, data::subsetName(split[i])});
+  return file.commit();
+}
+
+}  // namespace gs::jobs

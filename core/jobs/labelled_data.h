@@ -1,0 +1,46 @@
+#pragma once
+// Reading a molecule file with numeric target columns for training and evaluation, and splitting
+// it: the one path that `train` and `evaluate` share, so that both see the same molecules and,
+// for the same split options, the same split.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "chem/featurize.h"
+#include "data/fingerprint.h"
+#include "data/record_reader.h"
+#include "data/split.h"
+
+namespace gs::jobs {
+
+struct LabelledDataOptions {
+  std::string input;
+  std::vector<std::string> targets;  // column names (CSV) or SDF data items
+  data::ReaderOptions reader;
+  chem::FeaturizeOptions featurize;
+  bool scaffolds = false;     // compute Bemis–Murcko scaffolds (scaffold split)
+  bool fingerprints = false;  // compute Morgan fingerprints (baselines)
+  int fingerprint_radius = 2;
+  int fingerprint_bits = 2048;
+};
+
+struct LabelledData {
+  std::vector<chem::MoleculeRow> rows;      // usable molecules (features set), in file order
+  std::vector<std::vector<float>> targets;  // per row, one per target; NaN = missing
+  std::vector<std::string> scaffolds;       // per row, when requested
+  std::vector<data::BitFingerprint> fingerprints;  // per row, when requested
+  int64_t rows_read = 0;
+  std::map<std::string, int64_t> skipped;  // reason -> count (unreadable molecule, no target)
+};
+
+// Rows whose molecule cannot be read or whose targets are all missing are counted and skipped;
+// a target cell that is empty or not a finite number is missing.
+Result<LabelledData> readLabelled(const LabelledDataOptions& options);
+
+// splitDataset over the usable rows (scaffolds computed when the split needs them).
+Result<std::vector<data::Subset>> splitLabelled(const LabelledData& data, const data::SplitOptions& options);
+
+// Writes "row,subset" (1-based input row numbers) so that a split can be audited and reused.
+Status writeSplitFile(const std::string& path, const LabelledData& data, const std::vector<data::Subset>& split);
+
+}  // namespace gs::jobs

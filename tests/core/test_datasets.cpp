@@ -1,0 +1,91 @@
+// Descriptors, labelled data and the scaffold split on real molecules (the xTB gap dataset).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "chem/descriptors.h"
+#include "jobs/evaluate_job.h"
+#include "jobs/labelled_data.h"
+
+namespace gs {
+namespace {
+
+const std::string kGapCsv = std::string(GS_SOURCE_DIR) + "/data/xtb_gap_nci5k.csv";
+
+TEST(Descriptors, MurckoScaffoldAndMorganFingerprint) {
+  auto scaffold = [](const char* smi) { return chem::murckoScaffold(*chem::parseSmiles(smi).mol); };
+  EXPECT_EQ(scaffold("OCCc1ccccc1"), "c1ccccc1");
+  EXPECT_EQ(scaffold("CC(=O)Nc1ccc(O)cc1"), "c1ccccc1");
+  EXPECT_EQ(scaffold("c1ccc(Cc2ccncc2)cc1C"), "c1ccc(Cc2ccncc2)cc1");
+  EXPECT_EQ(scaffold("CCCCO"), "");  // acyclic
+  // Two SMILES of one molecule: the same fingerprint and scaffold.
+  const auto a = chem::parseSmiles("OC(=O)c1ccccc1O"), b = chem::parseSmiles("c1cc(O)c(cc1)C(O)=O");
+  const auto fa = chem::morganFingerprint(*a.mol), fb = chem::morganFingerprint(*b.mol);
+  EXPECT_EQ(fa.words, fb.words);
+  EXPECT_EQ(fa.numBits(), 2048);
+  EXPECT_GT(fa.on_bits, 5);
+  EXPECT_DOUBLE_EQ(data::tanimoto(fa, fb), 1.0);
+  const auto c = chem::parseSmiles("CCCCCCCC");
+  EXPECT_LT(data::tanimoto(fa, chem::morganFingerprint(*c.mol)), 0.2);
+}
+
+TEST(LabelledData, ScaffoldSplitOfTheGapDataKeepsEveryScaffoldInOneSubset) {
+  jobs::LabelledDataOptions o;
+  o.input = kGapCsv;
+  o.targets = {"gap_ev"};
+  o.scaffolds = true;
+  auto d = jobs::readLabelled(o);
+  ASSERT_TRUE(d.isOk()) << d.status().toString();
+  // Rows whose calculation failed have an empty gap: skipped as having no target.
+  EXPECT_GT(d->rows.size(), 4500u);
+  EXPECT_GT(d->skipped["no_target"], 0);
+  ASSERT_EQ(d->scaffolds.size(), d->rows.size());
+  data::SplitOptions s;
+  s.kind = data::SplitKind::Scaffold;
+  s.seed = 1;
+  auto split = jobs::splitLabelled(d.value(), s);
+  ASSERT_TRUE(split.isOk());
+  std::map<std::string, std::set<data::Subset>> where;
+  std::map<data::Subset, int> count;
+  for (size_t i = 0; i < d->rows.size(); ++i) {
+    where[d->scaffolds[i]].insert(split.value()[i]);
+    ++count[split.value()[i]];
+  }
+  for (const auto& [scaffold, subsets] : where) EXPECT_EQ(subsets.size(), 1u) << scaffold;
+  EXPECT_GT(where.size(), 500u);  // the NCI set is diverse (943 scaffolds)
+  EXPECT_NEAR(count[data::Subset::Test] / double(d->rows.size()), 0.1, 0.02);
+  // The split file lists every usable row once.
+  const auto path = std::filesystem::temp_directory_path() / ("gs_split_" + std::to_string(::getpid()) + ".csv");
+  ASSERT_TRUE(jobs::writeSplitFile(path.string(), d.value(), split.value()).isOk());
+  std::ifstream in(path);
+  std::string line;
+  size_t lines = 0;
+  while (std::getline(in, line)) ++lines;
+  EXPECT_EQ(lines, d->rows.size() + 1);
+  std::filesystem::remove(path);
+}
+
+TEST(Evaluate, BaselinesOnTheGapDataBeatTheMeanPredictor) {
+  jobs::EvaluateJobOptions o;
+  o.input = kGapCsv;
+  o.targets = {"gap_ev"};
+  o.split.seed = 1;
+  auto r = jobs::runEvaluate(o);
+  ASSERT_TRUE(r.isOk()) << r.status().toString();
+  ASSERT_EQ(r->methods.size(), 3u);  // no model given
+  const double mean = r->methods[0].test_mae[0], ridge = r->methods[1].test_mae[0], knn = r->methods[2].test_mae[0];
+  EXPECT_LT(ridge, 0.8 * mean);
+  EXPECT_LT(knn, 0.8 * mean);
+  int64_t binned = 0;
+  for (const auto& b : r->by_size) binned += b.count;
+  EXPECT_EQ(binned, r->test);
+  EXPECT_NE(jobs::formatReport(r.value()).find("5-NN Tanimoto"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gs
