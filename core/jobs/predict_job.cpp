@@ -11,81 +11,58 @@
 #include "engine/torch_compat.h"
 #include "model/lora.h"
 
-#ifndef GS_VERSION
-#define GS_VERSION "dev"
-#endif
-
 namespace gs::jobs {
-namespace {
 
-std::string utcTimestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-void writeRows(const std::vector<chem::MoleculeRow>& rows, const std::vector<engine::Prediction>& predictions,
-               const std::vector<int>& prediction_of_row, int num_outputs, data::CsvWriter& csv, PredictSummary& summary) {
-  std::vector<std::string> fields;
+std::vector<PredictedRow> predictRows(engine::InferenceSession& session, const std::vector<chem::MoleculeRow>& rows,
+                                      const engine::RunCallbacks& callbacks) {
+  std::vector<const graph::Featurized*> molecules;
+  std::vector<int> prediction_of_row(rows.size(), -1);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (!rows[r].features) continue;
+    prediction_of_row[r] = static_cast<int>(molecules.size());
+    molecules.push_back(&*rows[r].features);
+  }
+  const auto predictions = session.predict(molecules, callbacks);
+  std::vector<PredictedRow> out(rows.size());
   for (size_t r = 0; r < rows.size(); ++r) {
     const chem::MoleculeRow& row = rows[r];
-    const engine::Prediction* p = prediction_of_row[r] >= 0 ? &predictions[prediction_of_row[r]] : nullptr;
-    const Status& status = p ? p->status : row.status;
-    fields.assign({std::to_string(row.row), row.id, row.input, row.canonical, statusCodeName(status.code())});
-    for (int j = 0; j < num_outputs; ++j)
-      fields.push_back(p && status.isOk() ? data::CsvWriter::number(p->values[j]) : std::string());
-    fields.push_back(status.isOk() ? std::string() : status.message());
-    csv.row(fields);
-    ++summary.rows;
-    ++summary.by_status[statusCodeName(status.code())];
+    PredictedRow& o = out[r];
+    o.row = row.row;
+    o.id = row.id;
+    o.input = row.input;
+    o.canonical = row.canonical;
+    o.num_atoms = row.num_atoms;
+    o.status = row.status;
+    if (prediction_of_row[r] >= 0) {
+      const auto& p = predictions[prediction_of_row[r]];
+      o.status = p.status;
+      o.values = p.values;
+    }
   }
+  return out;
 }
 
-Status writeRunRecord(const PredictJobOptions& options, const engine::InferenceSession& session,
-                      const PredictSummary& summary) {
-  AtomicFile file(options.output + ".json");
-  if (!file.isOpen()) return file.openStatus();
+RunInfo sessionRunInfo(const engine::InferenceSession& session, const std::string& model_sha256) {
+  RunInfo info;
   const auto& m = session.model();
-  JsonWriter w(file.stream());
-  w.beginObject()
-      .field("tool", "graphormer-cli predict").field("version", GS_VERSION).field("timestamp", utcTimestamp())
-      .field("input", options.input).field("output", options.output)
-      .key("model").beginObject()
-      .field("path", m.weights_path).field("format", m.format).field("sha256", summary.model_sha256)
-      .field("layers", m.config.num_hidden_layers).field("embedding_dim", m.config.embedding_dim)
-      .field("heads", m.config.num_attention_heads).field("outputs", m.config.num_classes)
-      .field("adapter", summary.adapter_path).field("adapter_sha256", summary.adapter_sha256)
-      .endObject()
-      .field("precision", engine::precisionName(session.options().precision))
-      .field("batch_size", session.options().plan.max_batch_size)
-      .field("bucketing", session.options().plan.bucketing)
-      .field("device", session.deviceName())
-      .field("threads", at::get_num_threads())
-      .field("convention", data::conventionName(session.collateOptions().convention))
-      .field("spatial_pos_max", session.collateOptions().spatial_pos_max)
-      .field("multi_hop_max_dist", session.collateOptions().multi_hop_max_dist)
-      .key("libraries").beginObject()
-      .field("libtorch", compat::torchVersion()).field("rdkit", chem::rdkitVersion())
-      .endObject()
-      .field("rows", summary.rows)
-      .field("seconds", summary.seconds);
-  w.key("counts").beginObject();
-  for (const auto& [name, count] : summary.by_status) w.field(name, count);
-  w.endObject().endObject();
-  file.stream() << '\n';
-  return file.commit();
-}
-
-}  // namespace
-
-std::vector<std::string> predictionHeader(const model::ModelMetadata& metadata, int num_outputs) {
-  std::vector<std::string> header{"row", "id", "smiles", "canonical_smiles", "status"};
-  for (int j = 0; j < num_outputs; ++j) header.push_back(metadata.outputName(j));
-  header.push_back("message");
-  return header;
+  info.model_path = m.weights_path;
+  info.model_format = m.format;
+  info.model_sha256 = model_sha256;
+  info.layers = m.config.num_hidden_layers;
+  info.embedding_dim = m.config.embedding_dim;
+  info.heads = m.config.num_attention_heads;
+  info.outputs = m.config.num_classes;
+  info.precision = engine::precisionName(session.options().precision);
+  info.batch_size = session.options().plan.max_batch_size;
+  info.bucketing = session.options().plan.bucketing;
+  info.device = session.deviceName();
+  info.threads = at::get_num_threads();
+  info.convention = data::conventionName(session.collateOptions().convention);
+  info.spatial_pos_max = session.collateOptions().spatial_pos_max;
+  info.multi_hop_max_dist = session.collateOptions().multi_hop_max_dist;
+  info.libtorch_version = compat::torchVersion();
+  info.rdkit_version = chem::rdkitVersion();
+  return info;
 }
 
 Result<PredictSummary> runPredict(const PredictJobOptions& options) {
@@ -113,26 +90,27 @@ Result<PredictSummary> runPredict(const PredictJobOptions& options) {
   std::vector<chem::MoleculeRow> rows;
   data::RawRecord record;
   bool more = true;
+  engine::RunCallbacks callbacks;
+  callbacks.cancelled = options.cancelled;
   while (more) {
     rows.clear();
     while (static_cast<int>(rows.size()) < std::max(1, options.chunk_rows) && (more = reader.value()->next(record)))
       rows.push_back(chem::featurizeRecord(record, featurize));
-    std::vector<const graph::Featurized*> molecules;
-    std::vector<int> prediction_of_row(rows.size(), -1);
-    for (size_t r = 0; r < rows.size(); ++r) {
-      if (!rows[r].features) continue;
-      prediction_of_row[r] = static_cast<int>(molecules.size());
-      molecules.push_back(&*rows[r].features);
+    for (const auto& out : predictRows(*session.value(), rows, callbacks)) {
+      csv.row(predictionFields(out, outputs));
+      ++summary.rows;
+      ++summary.by_status[statusCodeName(out.status.code())];
     }
-    engine::RunCallbacks callbacks;
-    callbacks.cancelled = options.cancelled;
-    const auto predictions = session.value()->predict(molecules, callbacks);
-    writeRows(rows, predictions, prediction_of_row, outputs, csv, summary);
     if (options.progress) options.progress(summary.rows);
   }
   if (Status s = file.commit(); !s.isOk()) return s;
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (Status s = writeRunRecord(options, *session.value(), summary); !s.isOk()) return s;
+  RunInfo info = sessionRunInfo(*session.value(), summary.model_sha256);
+  info.input = options.input;
+  info.adapter_path = summary.adapter_path;
+  info.adapter_sha256 = summary.adapter_sha256;
+  info.seconds = summary.seconds;
+  if (Status s = writeRunRecord(options.output, info, summary.rows, summary.by_status); !s.isOk()) return s;
   return summary;
 }
 

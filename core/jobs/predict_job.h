@@ -10,6 +10,7 @@
 #include "chem/featurize.h"
 #include "data/record_reader.h"
 #include "engine/inference_session.h"
+#include "jobs/prediction_table.h"
 
 namespace gs::jobs {
 
@@ -37,7 +38,11 @@ struct PredictSummary {
 
 Result<PredictSummary> runPredict(const PredictJobOptions& options);
 
-// The CSV header for a model's outputs (names from the metadata, else output_0, output_1, ...).
-std::vector<std::string> predictionHeader(const model::ModelMetadata& metadata, int num_outputs);
+// Predicts the featurized rows of one chunk; rows that could not be read keep their status.
+// Output rows are in input order. What `predict` does per chunk, and the desktop app's worker.
+std::vector<PredictedRow> predictRows(engine::InferenceSession& session, const std::vector<chem::MoleculeRow>& rows,
+                                      const engine::RunCallbacks& callbacks = {});
+// The session's settings for a run record (input, seconds and adapter left for the caller).
+RunInfo sessionRunInfo(const engine::InferenceSession& session, const std::string& model_sha256);
 
 }  // namespace gs::jobs

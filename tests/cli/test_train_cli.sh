@@ -27,6 +27,37 @@ assert 0 < sum(ok) / len(ok) < 200, "predictions are not in TPSA units (normalis
 assert rows[200]["status"] == "syntax_error"
 PY
 
+# Scaffold split: split.csv lists every usable row with its subset.
+"$cli" train --input "$tmp/t.csv" --targets tpsa --output "$tmp/scaf" --layers 2 --dim 16 --heads 2 --ffn 16 \
+    --epochs 1 --seed 1 --split scaffold 2> "$tmp/scaf.txt" || { cat "$tmp/scaf.txt"; exit 1; }
+head -1 "$tmp/scaf/split.csv" | grep -qx "row,id,subset" || { head -2 "$tmp/scaf/split.csv"; exit 1; }
+[ "$(tail -n +2 "$tmp/scaf/split.csv" | wc -l)" -eq 200 ] || { echo "split.csv should list 200 usable rows"; exit 1; }
+for s in train valid test; do grep -q ",$s\$" "$tmp/scaf/split.csv" || { echo "no $s rows in split.csv"; exit 1; }; done
+
+# LoRA fine-tuning of the first model: a small adapter file, no full model; predict finds the base.
+"$cli" train --input "$tmp/t.csv" --targets tpsa --output "$tmp/lora" --model "$tmp/model" --lora-rank 2 \
+    --epochs 1 --seed 2 2> "$tmp/lora.txt" || { cat "$tmp/lora.txt"; exit 1; }
+[ -f "$tmp/lora/adapter.safetensors" ] && [ ! -f "$tmp/lora/model.safetensors" ] || { ls "$tmp/lora"; exit 1; }
+base_size=$(stat -c %s "$tmp/model/model.safetensors"); adapter_size=$(stat -c %s "$tmp/lora/adapter.safetensors")
+[ "$adapter_size" -lt "$base_size" ] || { echo "adapter ($adapter_size B) not smaller than the model ($base_size B)"; exit 1; }
+"$cli" predict --model "$tmp/lora" --input "$tmp/t.csv" --output "$tmp/pl.csv" --quiet 2> "$tmp/pl.txt" || { cat "$tmp/pl.txt"; exit 1; }
+grep -q "adapter.safetensors" "$tmp/pl.txt" || { cat "$tmp/pl.txt"; exit 1; }
+"$cli" predict --model "$tmp/model" --adapter "$tmp/lora/adapter.safetensors" --input "$tmp/t.csv" --output "$tmp/pl2.csv" --quiet 2>/dev/null
+cmp -s "$tmp/pl.csv" "$tmp/pl2.csv" || { echo "--adapter and the adapter directory disagree"; exit 1; }
+if cmp -s "$tmp/p.csv" "$tmp/pl.csv"; then echo "the adapter changed no prediction"; exit 1; fi
+# The adapter refuses another base model.
+if "$cli" predict --model "$tmp/scaf" --adapter "$tmp/lora/adapter.safetensors" --input "$tmp/t.csv" --output "$tmp/x.csv" 2> "$tmp/e.txt"; then
+  echo "adapter accepted on another base"; exit 1; fi
+grep -q "SHA-256" "$tmp/e.txt" || { cat "$tmp/e.txt"; exit 1; }
+if "$cli" train --input "$tmp/t.csv" --targets tpsa --output "$tmp/l2" --lora-rank 2 2> "$tmp/e.txt"; then echo "LoRA without a base accepted"; exit 1; fi
+grep -q "base model" "$tmp/e.txt" || { cat "$tmp/e.txt"; exit 1; }
+
+# evaluate: the model next to the three baselines on the same split.
+"$cli" evaluate --input "$tmp/t.csv" --model "$tmp/model" --seed 1 > "$tmp/eval.md" 2> "$tmp/eval.txt" || { cat "$tmp/eval.txt"; exit 1; }
+for m in "mean of training targets" "ridge (Morgan" "5-NN Tanimoto" "Graphormer" "heavy atoms"; do
+  grep -q "$m" "$tmp/eval.md" || { echo "evaluate output lacks '$m'"; cat "$tmp/eval.md"; exit 1; }
+done
+
 if "$cli" train --input "$tmp/t.csv" --targets nope --output "$tmp/m2" 2> "$tmp/e.txt"; then echo "unknown target accepted"; exit 1; fi
 grep -q "target column 'nope'" "$tmp/e.txt" || { cat "$tmp/e.txt"; exit 1; }
 echo "train CLI: all checks passed"

@@ -1,0 +1,91 @@
+#include "jobs/prediction_table.h"
+
+#include <ctime>
+
+#include "common/atomic_file.h"
+#include "common/json_writer.h"
+
+#ifndef GS_VERSION
+#define GS_VERSION "dev"
+#endif
+
+namespace gs::jobs {
+namespace {
+
+std::string utcTimestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<std::string> predictionHeader(const model::ModelMetadata& metadata, int num_outputs) {
+  std::vector<std::string> header{"row", "id", "smiles", "canonical_smiles", "status"};
+  for (int j = 0; j < num_outputs; ++j) header.push_back(metadata.outputName(j));
+  header.push_back("message");
+  return header;
+}
+
+std::vector<std::string> predictionFields(const PredictedRow& row, int num_outputs) {
+  std::vector<std::string> fields{std::to_string(row.row), row.id, row.input, row.canonical, statusCodeName(row.status.code())};
+  const bool ok = row.status.isOk() && static_cast<int>(row.values.size()) >= num_outputs;
+  for (int j = 0; j < num_outputs; ++j) fields.push_back(ok ? data::CsvWriter::number(row.values[j]) : std::string());
+  fields.push_back(row.status.isOk() ? std::string() : row.status.message());
+  return fields;
+}
+
+std::map<std::string, int64_t> statusCounts(const std::vector<PredictedRow>& rows) {
+  std::map<std::string, int64_t> counts;
+  for (const auto& r : rows) ++counts[statusCodeName(r.status.code())];
+  return counts;
+}
+
+Status writeRunRecord(const std::string& csv_path, const RunInfo& m, int64_t rows, const std::map<std::string, int64_t>& counts) {
+  AtomicFile file(csv_path + ".json");
+  if (!file.isOpen()) return file.openStatus();
+  JsonWriter w(file.stream());
+  w.beginObject()
+      .field("tool", m.tool).field("version", GS_VERSION).field("timestamp", utcTimestamp())
+      .field("input", m.input).field("output", csv_path)
+      .key("model").beginObject()
+      .field("path", m.model_path).field("format", m.model_format).field("sha256", m.model_sha256)
+      .field("layers", m.layers).field("embedding_dim", m.embedding_dim)
+      .field("heads", m.heads).field("outputs", m.outputs)
+      .field("adapter", m.adapter_path).field("adapter_sha256", m.adapter_sha256)
+      .endObject()
+      .field("precision", m.precision)
+      .field("batch_size", m.batch_size)
+      .field("bucketing", m.bucketing)
+      .field("device", m.device)
+      .field("threads", m.threads)
+      .field("convention", m.convention)
+      .field("spatial_pos_max", m.spatial_pos_max)
+      .field("multi_hop_max_dist", m.multi_hop_max_dist)
+      .key("libraries").beginObject()
+      .field("libtorch", m.libtorch_version).field("rdkit", m.rdkit_version)
+      .endObject()
+      .field("rows", rows)
+      .field("seconds", m.seconds);
+  w.key("counts").beginObject();
+  for (const auto& [name, count] : counts) w.field(name, count);
+  w.endObject().endObject();
+  file.stream() << '\n';
+  return file.commit();
+}
+
+Status writePredictions(const std::string& path, const model::ModelMetadata& metadata, int num_outputs,
+                        const std::vector<PredictedRow>& rows, const RunInfo& info) {
+  AtomicFile file(path);
+  if (!file.isOpen()) return file.openStatus();
+  data::CsvWriter csv(file.stream());
+  csv.row(predictionHeader(metadata, num_outputs));
+  for (const auto& r : rows) csv.row(predictionFields(r, num_outputs));
+  if (Status s = file.commit(); !s.isOk()) return s;
+  return writeRunRecord(path, info, static_cast<int64_t>(rows.size()), statusCounts(rows));
+}
+
+}  // namespace gs::jobs

@@ -1,0 +1,50 @@
+#pragma once
+// Prediction rows and their CSV + run-record output, shared by `graphormer-cli predict` and the
+// desktop app's export (LibTorch-free, so ui/ headers may include it).
+//   CSV:        row,id,smiles,canonical_smiles,status,<one column per model output>,message
+//   run record: <csv>.json with the model (path, SHA-256, size), settings, versions and counts.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "data/csv_writer.h"
+#include "model/config.h"
+
+namespace gs::jobs {
+
+struct PredictedRow {
+  int64_t row = 0;
+  std::string id;
+  std::string input;      // SMILES as given
+  std::string canonical;  // "" when the molecule could not be read
+  Status status;
+  int num_atoms = 0;
+  std::vector<float> values;  // one per model output when status is ok
+};
+
+struct RunInfo {
+  std::string tool = "graphormer-cli predict";
+  std::string input;
+  std::string model_path, model_format, model_sha256, adapter_path, adapter_sha256;
+  int layers = 0, embedding_dim = 0, heads = 0, outputs = 0;
+  std::string precision, device, convention;
+  int batch_size = 0, threads = 0, spatial_pos_max = 0, multi_hop_max_dist = 0;
+  bool bucketing = true;
+  std::string libtorch_version, rdkit_version;
+  double seconds = 0;
+};
+
+std::vector<std::string> predictionHeader(const model::ModelMetadata& metadata, int num_outputs);
+std::vector<std::string> predictionFields(const PredictedRow& row, int num_outputs);
+// Counts per status name ("ok", "syntax_error", ...).
+std::map<std::string, int64_t> statusCounts(const std::vector<PredictedRow>& rows);
+
+// Writes `rows` as the CSV and `path`.json as the run record, both atomically.
+Status writePredictions(const std::string& path, const model::ModelMetadata& metadata, int num_outputs,
+                        const std::vector<PredictedRow>& rows, const RunInfo& info);
+Status writeRunRecord(const std::string& csv_path, const RunInfo& info, int64_t rows,
+                      const std::map<std::string, int64_t>& counts);
+
+}  // namespace gs::jobs
