@@ -36,6 +36,22 @@ Status checkPrecision(Precision p, const torch::Device& device) {
 
 }  // namespace
 
+Status precisionAvailable(Precision precision, const std::string& device) {
+  auto d = parseDevice(device);
+  if (!d.isOk()) return d.status();
+  if (Status s = checkPrecision(precision, d.value()); !s.isOk()) return s;
+  std::string error;
+  if (precision == Precision::INT8 && !compat::selectInt8Engine(&error)) return {StatusCode::InvalidArgument, error};
+  return Status::ok();
+}
+
+std::vector<std::string> availableDevices() {
+  std::vector<std::string> out{"cpu"};
+  if (compat::cudaAvailable())
+    for (int i = 0; i < static_cast<int>(torch::cuda::device_count()); ++i) out.push_back("cuda:" + std::to_string(i));
+  return out;
+}
+
 InferenceSession::InferenceSession(model::LoadedModel model, const SessionOptions& options, const torch::Device& device)
     : model_(std::move(model)), options_(options), device_(device) {
   collate_.convention = options.convention.value_or(model_.metadata.convention.value_or(data::Convention::Official));

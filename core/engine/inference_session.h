@@ -43,6 +43,11 @@ struct RunCallbacks {
   std::shared_ptr<TensorMemoryTracker> memory;  // tensor bytes of the run are reported here
 };
 
+// Whether `precision` can run on `device` here, with the reason when not (for menus and errors).
+Status precisionAvailable(Precision precision, const std::string& device);
+// "cpu" and "cuda:N" for every CUDA device this LibTorch sees.
+std::vector<std::string> availableDevices();
+
 class InferenceSession {
  public:
   static Result<std::unique_ptr<InferenceSession>> create(model::LoadedModel model, const SessionOptions& options);

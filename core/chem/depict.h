@@ -1,0 +1,18 @@
+#pragma once
+// 2D depictions as SVG (RDKit's MolDraw2DSVG with coordinates from RDDepict), for the desktop
+// app's table thumbnails and molecule view. SVG scales sharply to any size.
+#include <string>
+#include <string_view>
+
+namespace gs::chem {
+
+struct DepictOptions {
+  int width = 300;
+  int height = 200;
+  bool transparent_background = true;
+};
+
+// "" when the SMILES cannot be read or drawn. Never throws. Thread-safe.
+std::string depictSvg(std::string_view smiles, const DepictOptions& options = {});
+
+}  // namespace gs::chem

@@ -1,0 +1,189 @@
+#include "inference_worker.h"
+
+#include <QElapsedTimer>
+
+#include <sstream>
+
+#include "chem/featurize.h"
+#include "data/smi_reader.h"
+#include "engine/inference_session.h"
+#include "jobs/predict_job.h"
+#include "model/lora.h"
+
+namespace gs::ui {
+namespace {
+
+constexpr int kChunk = 64;  // rows featurized and predicted together: one cancel/progress step
+
+QStringList toQt(const std::vector<std::string>& v) {
+  QStringList out;
+  for (const auto& s : v) out << QString::fromStdString(s);
+  return out;
+}
+
+}  // namespace
+
+struct InferenceWorker::Impl {
+  std::optional<model::ModelWithAdapter> loaded;  // the model as loaded (kept for new sessions)
+  std::unique_ptr<engine::InferenceSession> session;
+  engine::SessionOptions session_options;
+};
+
+InferenceWorker::InferenceWorker(QObject* parent)
+    : QObject(parent), impl_(std::make_unique<Impl>()), tracker_(std::make_shared<engine::TensorMemoryTracker>()) {}
+
+InferenceWorker::~InferenceWorker() = default;
+
+QStringList InferenceWorker::devices() { return toQt(engine::availableDevices()); }
+
+std::vector<std::pair<QString, QString>> InferenceWorker::precisionOptions(const QString& device) {
+  std::vector<std::pair<QString, QString>> out;
+  for (auto p : {engine::Precision::FP32, engine::Precision::BF16, engine::Precision::FP16, engine::Precision::INT8}) {
+    const Status s = engine::precisionAvailable(p, device.toStdString());
+    out.emplace_back(QString::fromUtf8(engine::precisionName(p)), s.isOk() ? QString() : QString::fromStdString(s.message()));
+  }
+  return out;
+}
+
+void InferenceWorker::loadModel(const QString& path) {
+  auto loaded = model::loadModelWithAdapter(path.toStdString());
+  if (!loaded.isOk()) {
+    Q_EMIT modelFailed(QString::fromStdString(loaded.status().toString()));
+    return;
+  }
+  impl_->session.reset();
+  const auto& m = loaded->model;
+  ModelCard card;
+  card.path = QString::fromStdString(m.weights_path);
+  card.sha256 = QString::fromStdString(loaded->sha256);
+  card.description = QString::fromStdString(m.metadata.description);
+  for (int j = 0; j < m.config.num_classes; ++j) {
+    card.target_names << QString::fromStdString(m.metadata.outputName(j));
+    card.target_units << (j < static_cast<int>(m.metadata.target_units.size()) ? QString::fromStdString(m.metadata.target_units[j]) : QString());
+  }
+  card.layers = m.config.num_hidden_layers;
+  card.embedding_dim = m.config.embedding_dim;
+  card.heads = m.config.num_attention_heads;
+  card.parameters = m.config.parameterCount();
+  card.convention = QString::fromUtf8(data::conventionName(m.metadata.convention.value_or(data::Convention::Official)));
+  card.notes = toQt(m.notes);
+  impl_->loaded = std::move(loaded.value());
+  Q_EMIT modelLoaded(card);
+}
+
+void InferenceWorker::run(const RunInput& input, const RunSettings& settings) {
+  cancelled_.store(false);
+  if (!impl_->loaded) {
+    Q_EMIT runFailed(tr("No model is loaded."));
+    return;
+  }
+  engine::SessionOptions so;
+  so.device = settings.device.toStdString();
+  if (!engine::parsePrecision(settings.precision.toStdString(), &so.precision)) {
+    Q_EMIT runFailed(tr("Unknown precision '%1'.").arg(settings.precision));
+    return;
+  }
+  so.plan.max_batch_size = std::max(1, settings.batch_size);
+  so.threads = settings.threads;
+  if (settings.memory_budget_mib > 0) {
+    // Padded activations of one batch grow with batch * nodes; keep them under the budget.
+    const auto& c = impl_->loaded->model.config;
+    const int64_t bytes_per_node = int64_t{4} * (c.embedding_dim * 6 + c.ffn_embedding_dim * 2);
+    so.plan.max_padded_nodes = settings.memory_budget_mib * 1024 * 1024 / std::max<int64_t>(1, bytes_per_node);
+    so.plan.max_batch_size = std::max(so.plan.max_batch_size, 4096);
+  }
+  // A new session when the settings changed (the model itself is loaded once).
+  const bool same = impl_->session && impl_->session_options.device == so.device && impl_->session_options.threads == so.threads &&
+                    impl_->session_options.plan.max_batch_size == so.plan.max_batch_size &&
+                    impl_->session_options.plan.max_padded_nodes == so.plan.max_padded_nodes;
+  if (!same) {
+    impl_->session.reset();
+    model::LoadedModel copy = impl_->loaded->model;  // the session owns its model; share weights
+    auto session = engine::InferenceSession::create(std::move(copy), so);
+    if (!session.isOk()) {
+      Q_EMIT runFailed(QString::fromStdString(session.status().toString()));
+      return;
+    }
+    impl_->session = std::move(session.value());
+    impl_->session_options = so;
+  }
+  if (Status s = impl_->session->setPrecision(so.precision); !s.isOk()) {
+    Q_EMIT runFailed(QString::fromStdString(s.toString()));
+    return;
+  }
+  impl_->session_options.precision = so.precision;
+
+  // Read every record first (cheap), so the table shows all rows in order at once.
+  std::unique_ptr<data::RecordReader> reader;
+  std::istringstream text(input.text.toStdString());
+  data::ReaderOptions ro;
+  ro.smiles_column = input.smiles_column.toStdString();
+  ro.id_column = input.id_column.toStdString();
+  if (!input.path.isEmpty()) {
+    auto r = data::openReader(input.path.toStdString(), ro);
+    if (!r.isOk()) {
+      Q_EMIT runFailed(QString::fromStdString(r.status().toString()));
+      return;
+    }
+    reader = std::move(r.value());
+  } else {
+    reader = data::makeReader(data::FileFormat::Smi, text, ro);
+  }
+  std::vector<data::RawRecord> records;
+  data::RawRecord record;
+  while (reader->next(record)) records.push_back(record);
+  std::vector<jobs::PredictedRow> pending(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    pending[i].row = records[i].row;
+    pending[i].id = records[i].id;
+    pending[i].input = records[i].kind == data::RecordKind::Smiles ? records[i].text : std::string();
+  }
+  Q_EMIT inputRead(pending);
+
+  chem::FeaturizeOptions fo;
+  fo.multi_hop_max_dist = impl_->session->collateOptions().multi_hop_max_dist;
+  engine::RunCallbacks callbacks;
+  callbacks.cancelled = [this] { return cancelled_.load(); };
+  callbacks.memory = tracker_;
+  QElapsedTimer clock;
+  clock.start();
+  const auto total = static_cast<qint64>(records.size());
+  qint64 done = 0;
+  bool cancelled = false;
+  for (size_t first = 0; first < records.size(); first += kChunk) {
+    const size_t end = std::min(records.size(), first + kChunk);
+    if (cancelled_.load()) {
+      cancelled = true;
+      std::vector<jobs::PredictedRow> rest(pending.begin() + static_cast<std::ptrdiff_t>(first), pending.end());
+      for (auto& r : rest) r.status = Status(StatusCode::Cancelled, "not predicted: the run was cancelled");
+      Q_EMIT rowsDone(static_cast<int>(first), rest);
+      break;
+    }
+    std::vector<chem::MoleculeRow> rows;
+    for (size_t i = first; i < end; ++i) {
+      auto row = chem::featurizeRecord(records[i], fo);
+      if (row.input.empty()) row.input = pending[i].input;
+      rows.push_back(std::move(row));
+    }
+    std::vector<jobs::PredictedRow> out;
+    try {
+      out = jobs::predictRows(*impl_->session, rows, callbacks);
+    } catch (const std::exception& e) {
+      Q_EMIT runFailed(tr("Inference failed: %1").arg(QString::fromUtf8(e.what())));
+      return;
+    }
+    Q_EMIT rowsDone(static_cast<int>(first), out);
+    done = static_cast<qint64>(end);
+    const double seconds = std::max(1e-9, clock.nsecsElapsed() / 1e9);
+    Q_EMIT progress(done, total, double(done) / seconds);
+  }
+  auto info = jobs::sessionRunInfo(*impl_->session, impl_->loaded->sha256);
+  info.tool = "graphormer-studio";
+  info.input = input.path.isEmpty() ? "(pasted)" : input.path.toStdString();
+  info.adapter_path = impl_->loaded->adapter_path;
+  info.adapter_sha256 = impl_->loaded->adapter_sha256;
+  info.seconds = clock.nsecsElapsed() / 1e9;
+  Q_EMIT runFinished(cancelled, info.seconds, info);
+}
+
+}  // namespace gs::ui

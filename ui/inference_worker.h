@@ -1,0 +1,84 @@
+#pragma once
+// Runs the model off the UI thread. Lives in its own QThread (see MainWindow): loadModel() and
+// run() are queued slots executed there; the model is loaded once and kept; every run goes
+// through an InferenceSession, which sets up InferenceMode on this thread. Results, progress and
+// errors come back as signals. cancel() and memoryTracker() are thread-safe; cancel takes effect
+// within one batch, and rows not yet predicted get the status "cancelled".
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "engine/memory_probe.h"
+#include "jobs/prediction_table.h"
+
+namespace gs::ui {
+
+struct ModelCard {
+  QString path;
+  QString sha256;
+  QString description;
+  QStringList target_names, target_units;
+  int layers = 0, embedding_dim = 0, heads = 0;
+  qint64 parameters = 0;
+  QString convention;
+  QStringList notes;
+};
+
+struct RunSettings {
+  QString device = QStringLiteral("cpu");
+  QString precision = QStringLiteral("fp32");
+  int batch_size = 32;
+  int threads = 0;  // 0 = LibTorch's default
+  qint64 memory_budget_mib = 0;  // > 0: batches sized to stay under this many padded-node MiB
+};
+
+// What the run reads: pasted text (SMILES [name] per line) or a file with reader settings.
+struct RunInput {
+  QString text;
+  QString path;
+  QString smiles_column, id_column;
+};
+
+class InferenceWorker final : public QObject {
+  Q_OBJECT
+ public:
+  explicit InferenceWorker(QObject* parent = nullptr);
+  ~InferenceWorker() override;
+
+  void cancel() { cancelled_.store(true); }
+  std::shared_ptr<engine::TensorMemoryTracker> memoryTracker() const { return tracker_; }
+  // Precisions ("fp32", ...) with "" when available on the device, else the reason.
+  static std::vector<std::pair<QString, QString>> precisionOptions(const QString& device);
+  static QStringList devices();
+
+ public Q_SLOTS:
+  void loadModel(const QString& path);
+  void run(const gs::ui::RunInput& input, const gs::ui::RunSettings& settings);
+
+ Q_SIGNALS:
+  void modelLoaded(const gs::ui::ModelCard& card);
+  void modelFailed(const QString& message);
+  // Every input row, pending, in input order (before any prediction).
+  void inputRead(const std::vector<gs::jobs::PredictedRow>& rows);
+  void rowsDone(int first, const std::vector<gs::jobs::PredictedRow>& rows);
+  void progress(qint64 done, qint64 total, double molecules_per_second);
+  void runFinished(bool cancelled, double seconds, const gs::jobs::RunInfo& info);
+  void runFailed(const QString& message);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::atomic<bool> cancelled_{false};
+  std::shared_ptr<engine::TensorMemoryTracker> tracker_;
+};
+
+}  // namespace gs::ui
+
+Q_DECLARE_METATYPE(gs::ui::ModelCard)
+Q_DECLARE_METATYPE(gs::ui::RunSettings)
+Q_DECLARE_METATYPE(gs::ui::RunInput)
+Q_DECLARE_METATYPE(gs::jobs::RunInfo)

@@ -1,0 +1,109 @@
+#pragma once
+// The main window: input (paste, open .smi/.csv/.sdf, drag and drop, examples), model card, run
+// settings, the results table with the selected molecule's depiction, and the live memory chart.
+// Owns the worker thread; the UI thread never waits on the model.
+#include <QMainWindow>
+#include <QThread>
+
+#include <memory>
+
+#include "inference_worker.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTableView;
+
+namespace gs::ui {
+
+class MemoryChart;
+class MoleculeView;
+class ResultsModel;
+
+struct ThreadStopper {
+  void operator()(QThread* thread) const {
+    thread->quit();
+    thread->wait();
+    delete thread;
+  }
+};
+
+class MainWindow final : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(const QString& model_path = {}, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // For tests and scripts.
+  ResultsModel* resultsModel() const { return results_; }
+  QTableView* table() const { return table_; }
+  MemoryChart* chart() const { return chart_; }
+  QPlainTextEdit* input() const { return input_; }
+  bool isRunning() const { return running_; }
+  bool hasModel() const { return has_model_; }
+  // Writes all rows (or the selected ones) as the CLI does: CSV + run record.
+  bool exportCsv(const QString& path, bool selection_only, QString* error = nullptr);
+  void setInputFile(const QString& path);
+
+ public Q_SLOTS:
+  void runPrediction();
+  void cancelRun();
+  void openModel();
+  void openMolecules();
+  void exportResults();
+  void copySelection();
+  void pasteInput();
+
+ Q_SIGNALS:
+  void runCompleted(bool cancelled);
+  void modelReady(bool ok);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  QWidget* buildInputPanel();
+  QWidget* buildSettingsPanel();
+  void buildMenus();
+  void loadModel(const QString& path);
+  void refreshPrecisions();
+  void sizeColumns();
+  void showSelected();
+  void restoreSettings();
+  void saveSettings() const;
+  void setRunning(bool running);
+  RunSettings currentSettings() const;
+
+  InferenceWorker* worker_ = nullptr;
+  std::unique_ptr<QThread, ThreadStopper> thread_;
+  ResultsModel* results_ = nullptr;
+  QSortFilterProxyModel* proxy_ = nullptr;
+  QTableView* table_ = nullptr;
+  MoleculeView* molecule_ = nullptr;
+  MemoryChart* chart_ = nullptr;
+  QPlainTextEdit* input_ = nullptr;
+  QLabel* input_file_ = nullptr;
+  QLabel* model_card_ = nullptr;
+  QComboBox *device_ = nullptr, *precision_ = nullptr;
+  QSpinBox *batch_ = nullptr, *threads_ = nullptr, *budget_ = nullptr;
+  QSlider* checkpoint_ = nullptr;
+  QLabel* checkpoint_note_ = nullptr;
+  QPushButton *run_ = nullptr, *cancel_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QLabel* rate_ = nullptr;
+  QLineEdit* filter_ = nullptr;
+  QString file_path_, smiles_column_, id_column_, model_path_;
+  ModelCard card_;
+  jobs::RunInfo last_run_;
+  bool running_ = false, has_model_ = false;
+};
+
+}  // namespace gs::ui

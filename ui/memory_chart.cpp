@@ -1,0 +1,105 @@
+#include "memory_chart.h"
+
+#include <QDateTime>
+#include <QVBoxLayout>
+
+// qcustomplot.h is written with Qt's keywords, which this target turns off (QT_NO_KEYWORDS, for
+// LibTorch); this file includes no LibTorch header, so the keywords are safe to map here.
+#define signals Q_SIGNALS
+#define slots Q_SLOTS
+#define emit Q_EMIT
+#define foreach Q_FOREACH
+#include <qcustomplot.h>
+#undef signals
+#undef slots
+#undef emit
+#undef foreach
+
+namespace gs::ui {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kWindowSeconds = 120.0;
+
+QCPGraph* addGraph(QCustomPlot* plot, QCPAxis* y, const QString& name, const QColor& color, Qt::PenStyle style = Qt::SolidLine) {
+  auto* g = plot->addGraph(plot->xAxis, y);
+  g->setName(name);
+  QPen pen(color);
+  pen.setWidthF(2.0);
+  pen.setStyle(style);
+  g->setPen(pen);
+  return g;
+}
+
+}  // namespace
+
+MemoryChart::MemoryChart(std::shared_ptr<engine::TensorMemoryTracker> tracker, QWidget* parent)
+    : QWidget(parent), tracker_(std::move(tracker)), probe_(std::make_unique<engine::MemoryProbe>(tracker_)) {
+  plot_ = new QCustomPlot(this);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(plot_);
+  plot_->xAxis->setLabel(tr("time (s)"));
+  plot_->yAxis->setLabel(tr("memory (MiB)"));
+  plot_->yAxis2->setVisible(true);
+  plot_->yAxis2->setLabel(tr("molecules / s"));
+  tensor_ = addGraph(plot_, plot_->yAxis, tr("tensors"), QColor(0x1f, 0x77, 0xb4));
+  tensor_peak_ = addGraph(plot_, plot_->yAxis, tr("tensor peak (run)"), QColor(0x1f, 0x77, 0xb4), Qt::DashLine);
+  rss_ = addGraph(plot_, plot_->yAxis, tr("process RSS"), QColor(0x2c, 0xa0, 0x2c));
+  device_ = addGraph(plot_, plot_->yAxis, tr("GPU used (NVML)"), QColor(0x94, 0x67, 0xbd));
+  device_->setVisible(false);
+  device_->removeFromLegend();
+  rate_ = addGraph(plot_, plot_->yAxis2, tr("molecules / s"), QColor(0xd6, 0x27, 0x28));
+  plot_->legend->setVisible(true);
+  plot_->legend->setFont(QFont(font().family(), 8));
+  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  plot_->setMinimumHeight(170);
+  connect(&timer_, &QTimer::timeout, this, &MemoryChart::sample);
+  timer_.start(1000);
+}
+
+void MemoryChart::setRunning(bool running) {
+  running_ = running;
+  if (running) tracker_->resetPeak();
+  if (!running) throughput_ = 0;
+  timer_.setInterval(running ? 100 : 1000);
+  sample();
+}
+
+void MemoryChart::setCudaDevice(int device) {
+  probe_ = std::make_unique<engine::MemoryProbe>(tracker_, device);
+  const bool gpu = device >= 0;
+  device_->setVisible(gpu);
+  if (gpu) device_->addToLegend();
+  tensor_->setName(gpu ? tr("CUDA allocated") : tr("tensors"));
+  tensor_peak_->setName(gpu ? tr("CUDA peak allocated") : tr("tensor peak (run)"));
+}
+
+void MemoryChart::sample() {
+  const double now = QDateTime::currentMSecsSinceEpoch() / 1000.0;
+  if (t0_ < 0) t0_ = now;
+  const double t = now - t0_;
+  const auto s = probe_->sample();
+  const bool gpu = s.cuda_allocated_bytes >= 0;
+  const int64_t current = gpu ? s.cuda_allocated_bytes : s.tensor_bytes;
+  const int64_t peak = gpu ? s.cuda_peak_allocated_bytes : s.tensor_peak_bytes;
+  if (current >= 0) tensor_->addData(t, current / kMiB);
+  if (peak >= 0) tensor_peak_->addData(t, peak / kMiB);
+  if (s.rss_bytes >= 0) rss_->addData(t, s.rss_bytes / kMiB);
+  if (s.device_used_bytes >= 0) device_->addData(t, s.device_used_bytes / kMiB);
+  rate_->addData(t, running_ ? throughput_ : 0.0);
+  for (auto* g : {tensor_, tensor_peak_, rss_, device_, rate_}) g->data()->removeBefore(t - kWindowSeconds);
+  plot_->xAxis->setRange(std::max(0.0, t - kWindowSeconds), std::max(10.0, t));
+  plot_->yAxis->rescale(true);
+  plot_->yAxis->setRangeLower(0);
+  plot_->yAxis->setRangeUpper(std::max(16.0, plot_->yAxis->range().upper * 1.1));
+  plot_->yAxis2->rescale(true);
+  plot_->yAxis2->setRangeLower(0);
+  plot_->yAxis2->setRangeUpper(std::max(10.0, plot_->yAxis2->range().upper * 1.1));
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+  ++samples_;
+}
+
+bool MemoryChart::savePng(const QString& path) { return plot_->savePng(path, 0, 0, 2.0); }
+
+}  // namespace gs::ui

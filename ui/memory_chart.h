@@ -1,0 +1,44 @@
+#pragma once
+// Live memory chart (QCustomPlot): tensor memory (current and peak of the run) and process RSS on
+// the CPU; the CUDA allocator's allocated/reserved bytes and the device's used memory (NVML) on a
+// GPU; molecules/s on the right axis. Samples 10 times a second while a run is active and once a
+// second when idle, on a scrolling time axis of the last two minutes.
+#include <QTimer>
+#include <QWidget>
+
+#include <memory>
+
+#include "engine/memory_probe.h"
+
+class QCustomPlot;
+class QCPGraph;
+
+namespace gs::ui {
+
+class MemoryChart final : public QWidget {
+  Q_OBJECT
+ public:
+  explicit MemoryChart(std::shared_ptr<engine::TensorMemoryTracker> tracker, QWidget* parent = nullptr);
+
+  void setRunning(bool running);
+  void setThroughput(double molecules_per_second) { throughput_ = molecules_per_second; }
+  void setCudaDevice(int device);  // -1 = CPU run
+  bool savePng(const QString& path);
+  int sampleCount() const { return samples_; }
+
+ public Q_SLOTS:
+  void sample();
+
+ private:
+  std::shared_ptr<engine::TensorMemoryTracker> tracker_;
+  std::unique_ptr<engine::MemoryProbe> probe_;
+  QCustomPlot* plot_ = nullptr;
+  QCPGraph *tensor_ = nullptr, *tensor_peak_ = nullptr, *rss_ = nullptr, *device_ = nullptr, *rate_ = nullptr;
+  QTimer timer_;
+  double t0_ = -1;
+  double throughput_ = 0;
+  bool running_ = false;
+  int samples_ = 0;
+};
+
+}  // namespace gs::ui

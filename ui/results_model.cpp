@@ -1,0 +1,138 @@
+#include "results_model.h"
+
+#include <QColor>
+#include <QPainter>
+#include <QSvgRenderer>
+
+#include <cmath>
+
+#include "chem/depict.h"
+
+namespace gs::ui {
+
+ResultsModel::ResultsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+int ResultsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }
+
+int ResultsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : FixedColumnCount + numOutputs(); }
+
+QString ResultsModel::text(int row, int column) const {
+  if (row < 0 || row >= rowCount()) return {};
+  const auto& r = rows_[static_cast<size_t>(row)];
+  switch (column) {
+    case RowColumn: return QString::number(r.row);
+    case NameColumn: return QString::fromStdString(r.id);
+    case StructureColumn: return {};
+    case SmilesColumn: return QString::fromStdString(r.input);
+    case CanonicalColumn: return QString::fromStdString(r.canonical);
+    case StatusColumn: return done_[static_cast<size_t>(row)] ? QString::fromUtf8(statusCodeName(r.status.code())) : tr("pending");
+    case AtomsColumn: return r.num_atoms > 0 ? QString::number(r.num_atoms) : QString();
+    default: break;
+  }
+  const int j = column - FixedColumnCount;
+  if (j < 0 || j >= numOutputs() || !r.status.isOk() || j >= static_cast<int>(r.values.size())) return {};
+  return QString::number(r.values[static_cast<size_t>(j)], 'f', 4);
+}
+
+QVariant ResultsModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
+  const int row = index.row(), column = index.column();
+  const auto& r = rows_[static_cast<size_t>(row)];
+  const bool done = done_[static_cast<size_t>(row)];
+  switch (role) {
+    case Qt::DisplayRole: return text(row, column);
+    case Qt::DecorationRole:
+      if (column == StructureColumn && !r.canonical.empty()) return thumbnail(row);
+      return {};
+    case Qt::ToolTipRole:
+      if (column == StatusColumn) return done ? (r.status.isOk() ? tr("predicted") : QString::fromStdString(r.status.message())) : tr("waiting for its batch");
+      if (column == SmilesColumn || column == CanonicalColumn) return text(row, column);
+      return {};
+    case Qt::ForegroundRole:
+      if (column == StatusColumn && done && !r.status.isOk()) return QColor(0xB0, 0x20, 0x20);
+      if (column == StatusColumn && !done) return QColor(0x80, 0x80, 0x80);
+      return {};
+    case Qt::TextAlignmentRole:
+      if (column == RowColumn || column == AtomsColumn || column >= FixedColumnCount)
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+      return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
+    case SortRole:
+      if (column == RowColumn) return QVariant::fromValue<qlonglong>(r.row);
+      if (column == AtomsColumn) return r.num_atoms;
+      if (column >= FixedColumnCount) {
+        const int j = column - FixedColumnCount;
+        // Rows without a value sort after every number.
+        if (!r.status.isOk() || j >= static_cast<int>(r.values.size())) return std::numeric_limits<double>::infinity();
+        return static_cast<double>(r.values[static_cast<size_t>(j)]);
+      }
+      return text(row, column);
+    default: return {};
+  }
+}
+
+QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
+  switch (section) {
+    case RowColumn: return tr("Row");
+    case NameColumn: return tr("Name");
+    case StructureColumn: return tr("Structure");
+    case SmilesColumn: return tr("SMILES");
+    case CanonicalColumn: return tr("Canonical SMILES");
+    case StatusColumn: return tr("Status");
+    case AtomsColumn: return tr("Atoms");
+    default: break;
+  }
+  const int j = section - FixedColumnCount;
+  if (j < 0 || j >= numOutputs()) return {};
+  const QString unit = j < output_units_.size() ? output_units_[j] : QString();
+  return unit.isEmpty() ? output_names_[j] : QStringLiteral("%1 (%2)").arg(output_names_[j], unit);
+}
+
+void ResultsModel::setOutputs(const QStringList& names, const QStringList& units) {
+  beginResetModel();
+  output_names_ = names;
+  output_units_ = units;
+  endResetModel();
+}
+
+void ResultsModel::setInput(std::vector<jobs::PredictedRow> rows) {
+  beginResetModel();
+  rows_ = std::move(rows);
+  done_.assign(rows_.size(), false);
+  thumbnails_.clear();
+  endResetModel();
+}
+
+void ResultsModel::setResults(int first, const std::vector<jobs::PredictedRow>& rows) {
+  if (rows.empty() || first < 0 || first + static_cast<int>(rows.size()) > rowCount()) return;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const size_t at = static_cast<size_t>(first) + i;
+    const bool had_structure = !rows_[at].canonical.empty();
+    rows_[at] = rows[i];
+    done_[at] = true;
+    if (!had_structure) thumbnails_.remove(static_cast<int>(at));
+  }
+  Q_EMIT dataChanged(index(first, 0), index(first + static_cast<int>(rows.size()) - 1, columnCount() - 1));
+}
+
+void ResultsModel::clear() { setInput({}); }
+
+QPixmap ResultsModel::thumbnail(int row) const {
+  auto it = thumbnails_.find(row);
+  if (it != thumbnails_.end()) return *it;
+  QPixmap pixmap(kThumbnail);
+  pixmap.fill(Qt::transparent);
+  chem::DepictOptions o;
+  o.width = kThumbnail.width();
+  o.height = kThumbnail.height();
+  const std::string svg = chem::depictSvg(rows_[static_cast<size_t>(row)].canonical, o);
+  if (!svg.empty()) {
+    QSvgRenderer renderer(QByteArray::fromStdString(svg));
+    QPainter painter(&pixmap);
+    renderer.render(&painter);
+  }
+  thumbnails_.insert(row, pixmap);
+  return pixmap;
+}
+
+}  // namespace gs::ui

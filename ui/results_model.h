@@ -1,0 +1,54 @@
+#pragma once
+// The results table: one row per input row, in input order, filled in as batches finish.
+// Columns: row, name, depiction, SMILES, canonical SMILES, status (reason in the tooltip), atom
+// count, then one column per model output ("gap_ev (eV)"). Numeric columns sort numerically
+// through Qt::UserRole.
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QPixmap>
+#include <QStringList>
+
+#include <vector>
+
+#include "jobs/prediction_table.h"
+
+namespace gs::ui {
+
+class ResultsModel final : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column { RowColumn, NameColumn, StructureColumn, SmilesColumn, CanonicalColumn, StatusColumn, AtomsColumn, FixedColumnCount };
+  static constexpr int SortRole = Qt::UserRole;
+  static constexpr QSize kThumbnail{132, 84};
+
+  explicit ResultsModel(QObject* parent = nullptr);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+  // Output columns: names and units from the model's metadata.
+  void setOutputs(const QStringList& names, const QStringList& units);
+  // New input: rows are pending until setResults covers them.
+  void setInput(std::vector<jobs::PredictedRow> rows);
+  void setResults(int first, const std::vector<jobs::PredictedRow>& rows);
+  void clear();
+
+  int numOutputs() const { return static_cast<int>(output_names_.size()); }
+  bool isDone(int row) const { return row >= 0 && row < static_cast<int>(done_.size()) && done_[row]; }
+  const jobs::PredictedRow& rowAt(int row) const { return rows_[static_cast<size_t>(row)]; }
+  const std::vector<jobs::PredictedRow>& rows() const { return rows_; }
+  // Display text of a cell, as the table shows it (for TSV copy).
+  QString text(int row, int column) const;
+
+ private:
+  QPixmap thumbnail(int row) const;
+
+  std::vector<jobs::PredictedRow> rows_;
+  std::vector<bool> done_;
+  QStringList output_names_, output_units_;
+  mutable QHash<int, QPixmap> thumbnails_;
+};
+
+}  // namespace gs::ui
