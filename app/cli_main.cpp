@@ -41,6 +41,7 @@ const char* kUsage =
     "        [--valid-fraction F] [--test-fraction F] [--patience N] [--freeze-layers K] [--reset-head]\n"
     "        [--resume] [--threads N] [--smiles-column C] [--split random|scaffold] [--lora-rank R]\n"
     "        [--lora-alpha A] [--warmup F] [--weight-decay X] [--clip-norm X] [--schedule cosine|linear]\n"
+    "        [--units U[,U...]] [--description TEXT]\n"
     "      Trains (or, with --model, fine-tunes) on the file's targets (empty cells = missing), seeded\n"
     "      random or Bemis-Murcko scaffold split; writes DIR/model.safetensors (usable with predict\n"
     "      --model DIR), DIR/split.csv and best/last checkpoints for --resume. --lora-rank R fine-tunes\n"
@@ -212,7 +213,7 @@ int trainCommand(int argc, char** argv) {
                    "--epochs", "--batch-size", "--lr", "--precision", "--checkpoint-ratio", "--loss", "--seed",
                    "--valid-fraction", "--test-fraction", "--patience", "--freeze-layers", "--threads",
                    "--smiles-column", "--id-column", "--split", "--lora-rank", "--lora-alpha", "--warmup",
-                   "--weight-decay", "--clip-norm", "--schedule"},
+                   "--weight-decay", "--clip-norm", "--schedule", "--units", "--description"},
                   {"--reset-head", "--resume", "--no-header"}, &error))
     return fail(error);
   gs::jobs::TrainJobOptions o;
@@ -254,6 +255,8 @@ int trainCommand(int argc, char** argv) {
   const std::string loss = args.get("--loss", "l1");
   if (loss != "l1" && loss != "mse") return fail("--loss must be l1 or mse");
   t.loss = loss == "l1" ? gs::engine::TrainOptions::Loss::L1 : gs::engine::TrainOptions::Loss::MSE;
+  o.target_units = splitList(args.get("--units"));
+  o.description = args.get("--description");
   t.reset_head = args.has("--reset-head");
   t.resume = args.has("--resume");
   readCommonOptions(args, o.reader);

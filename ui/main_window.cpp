@@ -362,6 +362,12 @@ void MainWindow::sizeColumns() {
   const int widths[ResultsModel::FixedColumnCount] = {50, 120, ResultsModel::kThumbnail.width() + 8, 170, 170, 110, 55};
   for (int c = 0; c < ResultsModel::FixedColumnCount; ++c) h->resizeSection(c, widths[c]);
   for (int c = ResultsModel::FixedColumnCount; c < results_->columnCount(); ++c) h->resizeSection(c, 120);
+  // Shown in the order a chemist reads them: what it is, the predictions, then the strings.
+  std::vector<int> order{ResultsModel::RowColumn, ResultsModel::NameColumn, ResultsModel::StructureColumn};
+  for (int c = ResultsModel::FixedColumnCount; c < results_->columnCount(); ++c) order.push_back(c);
+  for (int c : {ResultsModel::StatusColumn, ResultsModel::AtomsColumn, ResultsModel::SmilesColumn, ResultsModel::CanonicalColumn})
+    order.push_back(c);
+  for (int visual = 0; visual < static_cast<int>(order.size()); ++visual) h->moveSection(h->visualIndex(order[visual]), visual);
 }
 
 void MainWindow::refreshPrecisions() {
@@ -551,7 +557,7 @@ void MainWindow::showSelected() {
   } else if (results_->isDone(row)) {
     caption += QString::fromStdString(r.status.message());
   }
-  molecule_->setMolecule(QString::fromStdString(r.canonical.empty() ? std::string() : r.canonical), caption);
+  molecule_->setMolecule(QString::fromStdString(r.canonical.empty() ? r.input : r.canonical), caption);
 }
 
 void MainWindow::restoreSettings() {

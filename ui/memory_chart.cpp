@@ -50,9 +50,14 @@ MemoryChart::MemoryChart(std::shared_ptr<engine::TensorMemoryTracker> tracker, Q
   device_->setVisible(false);
   device_->removeFromLegend();
   rate_ = addGraph(plot_, plot_->yAxis2, tr("molecules / s"), QColor(0xd6, 0x27, 0x28));
+  // The legend in a row of its own above the plot, so it never hides the lines.
   plot_->legend->setVisible(true);
   plot_->legend->setFont(QFont(font().family(), 8));
-  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot_->legend->setBorderPen(Qt::NoPen);
+  plot_->plotLayout()->insertRow(0);
+  plot_->plotLayout()->addElement(0, 0, plot_->legend);
+  plot_->plotLayout()->setRowStretchFactor(0, 0.001);
   plot_->setMinimumHeight(170);
   connect(&timer_, &QTimer::timeout, this, &MemoryChart::sample);
   timer_.start(1000);

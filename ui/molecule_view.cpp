@@ -29,6 +29,7 @@ void MoleculeView::redraw() {
   chem::DepictOptions o;
   o.width = std::max(50, width());
   o.height = std::max(50, height() - 48);
+  o.max_bond_length = 45;
   const std::string svg = smiles_.isEmpty() ? std::string() : chem::depictSvg(smiles_.toStdString(), o);
   renderer_->load(QByteArray::fromStdString(svg));
   update();

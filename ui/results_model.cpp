@@ -125,6 +125,7 @@ QPixmap ResultsModel::thumbnail(int row) const {
   chem::DepictOptions o;
   o.width = kThumbnail.width();
   o.height = kThumbnail.height();
+  o.max_bond_length = 16;
   const std::string svg = chem::depictSvg(rows_[static_cast<size_t>(row)].canonical, o);
   if (!svg.empty()) {
     QSvgRenderer renderer(QByteArray::fromStdString(svg));

@@ -18,6 +18,7 @@ std::string depictSvg(std::string_view smiles, const DepictOptions& options) {
     RDKit::MolDraw2DSVG drawer(options.width, options.height);
     if (options.transparent_background) drawer.drawOptions().clearBackground = false;
     drawer.drawOptions().addStereoAnnotation = true;
+    if (options.max_bond_length > 0) drawer.drawOptions().fixedBondLength = options.max_bond_length;
     RDKit::MolDraw2DUtils::prepareAndDrawMolecule(drawer, mol);
     drawer.finishDrawing();
     return drawer.getDrawingText();

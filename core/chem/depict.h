@@ -10,6 +10,9 @@ struct DepictOptions {
   int width = 300;
   int height = 200;
   bool transparent_background = true;
+  // Caps the drawing scale (pixels per bond) so that small molecules are not blown up to fill
+  // the box; 0 = fit every molecule to the box.
+  double max_bond_length = 0;
 };
 
 // "" when the SMILES cannot be read or drawn. Never throws. Thread-safe.

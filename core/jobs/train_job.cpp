@@ -41,6 +41,12 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options) {
     model.model->initializeWeights(options.init_seed);
   }
   model.metadata.target_names = options.targets;
+  if (!options.target_units.empty()) {
+    if (options.target_units.size() != options.targets.size())
+      return Status(StatusCode::InvalidArgument, "give one unit per target (or none)");
+    model.metadata.target_units = options.target_units;
+  }
+  if (!options.description.empty()) model.metadata.description = options.description;
   model.metadata.convention = options.train.collate.convention;
   model.metadata.spatial_pos_max = options.train.collate.spatial_pos_max;
 

@@ -18,6 +18,8 @@ namespace gs::jobs {
 struct TrainJobOptions {
   std::string input;
   std::vector<std::string> targets;  // column names (CSV) or SDF data items
+  std::vector<std::string> target_units;  // stored in the model (shown in tables); may be empty
+  std::string description;                // stored in the model card
   std::string output_dir;
   std::string model;           // fine-tune from this checkpoint; empty = a fresh model from `config`
   model::GraphormerConfig config;  // used when `model` is empty (num_classes is set from targets)

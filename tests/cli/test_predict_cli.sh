@@ -60,4 +60,18 @@ if "$cli" predict --model "$tmp/empty" --input "$data/bad_input.smi" --output "$
 grep -q "truncated" "$tmp/e2.txt" || { cat "$tmp/e2.txt"; exit 1; }
 if "$cli" predict --model "$fixture/postln" --input "$data/bad_input.smi" --output "$tmp/x.csv" --precision fp64 2> "$tmp/e3.txt"; then
   echo "bad precision accepted"; exit 1; fi
+# Without --model: the bundled default model (xTB gap in eV); benzene and ethanol in a plausible range.
+printf 'c1ccccc1 benzene\nCCO ethanol\nC1CC broken\n' > "$tmp/default.smi"
+"$cli" predict --input "$tmp/default.smi" --output "$tmp/d.csv" --quiet 2> "$tmp/d.txt" || { cat "$tmp/d.txt"; exit 1; }
+grep -q "resources/models/default" "$tmp/d.txt" || { cat "$tmp/d.txt"; exit 1; }
+python3 - "$tmp/d.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["status"] for r in rows] == ["ok", "ok", "syntax_error"], rows
+gap = {r["id"]: float(r["gap_ev"]) for r in rows if r["status"] == "ok"}
+assert 2.0 < gap["benzene"] < 8.0 and gap["ethanol"] > gap["benzene"], gap
+PY
+if GRAPHORMER_DEFAULT_MODEL="$tmp/nowhere" "$cli" predict --input "$tmp/default.smi" --output "$tmp/d2.csv" 2> "$tmp/d2.txt"; then
+  echo "a missing default model was accepted"; exit 1; fi
+grep -q "does not exist" "$tmp/d2.txt" || { cat "$tmp/d2.txt"; exit 1; }
 echo "predict CLI: all checks passed"

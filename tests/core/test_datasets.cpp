@@ -89,3 +89,29 @@ TEST(Evaluate, BaselinesOnTheGapDataBeatTheMeanPredictor) {
 
 }  // namespace
 }  // namespace gs
+
+namespace gs {
+namespace {
+
+// The bundled default model (resources/models/default, see its MODEL.md) against the baselines
+// on its own held-out test molecules.
+TEST(DefaultModel, BeatsEveryBaselineOnItsHeldOutTestSplit) {
+  jobs::EvaluateJobOptions o;
+  o.input = kGapCsv;
+  o.model = std::string(GS_SOURCE_DIR) + "/resources/models/default";
+  o.split.seed = 1;
+  auto r = jobs::runEvaluate(o);
+  ASSERT_TRUE(r.isOk()) << r.status().toString();
+  ASSERT_EQ(r->methods.size(), 4u);
+  ASSERT_EQ(r->methods[3].method, "model");
+  EXPECT_EQ(r->targets, std::vector<std::string>{"gap_ev"});
+  EXPECT_EQ(r->test, 467);
+  const double model = r->methods[3].test_mae[0];
+  double best_baseline = 1e9;
+  for (int m = 0; m < 3; ++m) best_baseline = std::min(best_baseline, r->methods[m].test_mae[0]);
+  std::printf("[ figure ] default model test MAE %.4f eV, best baseline %.4f eV\n", model, best_baseline);
+  EXPECT_LT(model, 0.5 * best_baseline);
+}
+
+}  // namespace
+}  // namespace gs

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Starts the real desktop app under Xvfb, pastes molecules through the X clipboard, runs them and
+# saves PNGs of the whole screen to docs/screenshots/ (or $1):
+#   main-window.png        drugs pasted and predicted, one row selected
+#   chart-during-run.png   the live memory chart while RDKit's NCI set (4,999 molecules) runs
+#   invalid-rows.png       a table with rows that cannot be read, statuses and reasons
+# Uses the bundled default model unless GRAPHORMER_DEFAULT_MODEL says otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-docs/screenshots}
+need=()
+for tool in xvfb-run:xvfb xdotool:xdotool xclip:xclip import:imagemagick xauth:xauth; do
+  command -v "${tool%%:*}" >/dev/null || need+=("${tool##*:}")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+[ -x build/app/graphormer-studio ] || { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build build --target graphormer-studio; }
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+export XDG_CONFIG_HOME=$(mktemp -d)  # fresh settings: the shots show the defaults
+trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
+
+cat > "$XDG_CONFIG_HOME/drive.sh" <<'DRIVE'
+set -euo pipefail
+out=$1
+start_app() {
+  ./build/app/graphormer-studio "$@" >/dev/null 2>&1 &
+  app=$!
+  for _ in $(seq 100); do wid=$(xdotool search --name "^Graphormer Studio$" 2>/dev/null | head -1 || true); [ -n "$wid" ] && break; sleep 0.2; done
+  [ -n "$wid" ] || { echo "the app window did not appear"; exit 1; }
+  xdotool windowsize "$wid" 1440 900 windowmove "$wid" 0 0
+  sleep 2  # model loading
+  xdotool windowfocus --sync "$wid"
+}
+paste_text() {
+  printf '%b' "$1" | xclip -selection clipboard
+  xdotool mousemove 160 150 click 1
+  sleep 0.3
+  xdotool key ctrl+v
+  sleep 0.5
+}
+
+# 1. Drugs, pasted and predicted; a row selected.
+start_app
+paste_text 'CC(=O)Oc1ccccc1C(=O)O aspirin\nCC(C)Cc1ccc(cc1)C(C)C(=O)O ibuprofen\nCC(=O)Nc1ccc(O)cc1 paracetamol\nCN1C=NC2=C1C(=O)N(C(=O)N2C)C caffeine\nCN1CCC[C@H]1c1cccnc1 nicotine\nO=C1C=CC(=O)C=C1 benzoquinone\nc1ccc2cc3ccccc3cc2c1 anthracene\nc1ccc(cc1)N=Nc1ccccc1 azobenzene\n'
+xdotool key ctrl+Return
+sleep 3
+xdotool mousemove 700 300 click 1   # select the third row
+sleep 1
+import -window root "$out/main-window.png"
+kill $app; wait $app 2>/dev/null || true
+
+# 2. The chart during a run over RDKit's NCI set.
+start_app --input /usr/share/RDKit/Data/NCI/first_5K.smi
+xdotool key ctrl+Return
+sleep 6
+import -window root "$out/chart-during-run.png"
+kill $app; wait $app 2>/dev/null || true
+
+# 3. Rows that cannot be read: statuses with their reasons.
+start_app
+paste_text 'CCO ethanol\nC1CC unclosed_ring\nc1ccccc1 benzene\nC(C)(C)(C)(C)C pentavalent_carbon\nc1cccc1 bad_aromaticity\nOC(=O)CC(O)(CC(O)=O)C(O)=O citric_acid\nXyz not_smiles\n'
+xdotool key ctrl+Return
+sleep 3
+xdotool mousemove 700 210 click 1   # select the unclosed ring
+sleep 1
+import -window root "$out/invalid-rows.png"
+kill $app; wait $app 2>/dev/null || true
+DRIVE
+xvfb-run -a -s "-screen 0 1440x900x24" bash "$XDG_CONFIG_HOME/drive.sh" "$out"
+echo "screenshots in $out"
