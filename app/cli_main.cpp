@@ -7,6 +7,7 @@
 #include "chem/molecule.h"
 #include "cli_args.h"
 #include "common/resources.h"
+#include "jobs/bench_job.h"
 #include "jobs/evaluate_job.h"
 #include "jobs/featurize_job.h"
 #include "jobs/predict_job.h"
@@ -53,6 +54,13 @@ const char* kUsage =
     "      Validation and test MAE of the model next to three baselines fitted on the training subset\n"
     "      (mean; ridge on Morgan fingerprints; 5-NN Tanimoto), and test MAE by molecule size, on the\n"
     "      split train uses with the same options. Prints Markdown tables.\n"
+    "\n"
+    "  bench --input FILE [--model M] [--modes LIST] [--workload inference|train] [--json FILE] [--csv FILE]\n"
+    "        [--repeats N] [--warmup N] [--max-molecules N] [--batch-size N] [--threads N] [--device D]\n"
+    "      Measures each mode on the file's molecules: median ms/molecule, molecules/s, peak tensor and\n"
+    "      process memory, max and mean |prediction - FP32|. A mode is PRECISION[+ckpt=R][+bs=N], e.g.\n"
+    "      fp32,bf16+ckpt=0.5,int8+bs=64 (default: fp32,bf16,fp32+ckpt=1,bf16+ckpt=1,int8). Checkpointing\n"
+    "      changes memory only with --workload train (forward + backward, as in fine-tuning).\n"
     "\n"
     "--atom-order: chirality tags and the choice among equally short paths depend on the order a SMILES\n"
     "writes the atoms in. 'canonical' (default) renumbers atoms canonically first, so every SMILES of a\n"
@@ -306,6 +314,53 @@ int evaluateCommand(int argc, char** argv) {
   return 0;
 }
 
+int benchCommand(int argc, char** argv) {
+  gs::app::CliArgs args;
+  std::string error;
+  if (!args.parse(argc, argv, 2,
+                  {"--input", "--model", "--modes", "--workload", "--json", "--csv", "--repeats", "--warmup",
+                   "--max-molecules", "--batch-size", "--threads", "--device", "--smiles-column", "--id-column"},
+                  {"--no-header", "--quiet"}, &error))
+    return fail(error);
+  gs::jobs::BenchJobOptions o;
+  o.input = args.get("--input");
+  o.model = args.get("--model");
+  o.json_path = args.get("--json");
+  o.csv_path = args.get("--csv");
+  if (o.input.empty()) return fail("bench needs --input");
+  int batch = 32, max_molecules = 0;
+  if (!args.getInt("--batch-size", 32, 1, 65536, &batch, &error) ||
+      !args.getInt("--repeats", 3, 1, 1000, &o.compare.repeats, &error) ||
+      !args.getInt("--warmup", 1, 0, 1000, &o.compare.warmup, &error) ||
+      !args.getInt("--max-molecules", 0, 0, 100000000, &max_molecules, &error) ||
+      !args.getInt("--threads", 0, 0, 1024, &o.compare.threads, &error))
+    return fail(error);
+  o.max_molecules = max_molecules;
+  o.compare.device = args.get("--device", "cpu");
+  auto workload = gs::engine::parseWorkload(args.get("--workload", "inference"));
+  if (!workload.isOk()) return fail(workload.status().message());
+  o.compare.workload = workload.value();
+  if (args.has("--modes")) {
+    auto modes = gs::engine::parseModes(args.get("--modes"), batch);
+    if (!modes.isOk()) return fail(modes.status().message());
+    o.compare.modes = modes.value();
+  } else {
+    o.compare.modes = gs::engine::presetModes(batch);
+  }
+  readCommonOptions(args, o.reader);
+  if (!args.has("--quiet"))
+    o.callbacks.mode_started = [](int k, int n, const std::string& label) {
+      std::cerr << "bench: mode " << k + 1 << "/" << n << " " << label << "\n";
+    };
+  auto summary = gs::jobs::runBench(o);
+  if (!summary.isOk()) return fail(summary.status().toString());
+  std::cout << "model " << summary->model_path << "; " << summary->molecules << " molecules of " << summary->rows
+            << " rows; workload " << gs::engine::workloadName(o.compare.workload) << "; median of " << o.compare.repeats
+            << " after " << o.compare.warmup << " warm-up\n"
+            << gs::engine::formatComparison(summary->results);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -318,5 +373,6 @@ int main(int argc, char** argv) {
   if (command == "predict") return predictCommand(argc, argv);
   if (command == "train") return trainCommand(argc, argv);
   if (command == "evaluate") return evaluateCommand(argc, argv);
+  if (command == "bench") return benchCommand(argc, argv);
   return fail("unknown command '" + command + "'\n" + kUsage);
 }

@@ -1,5 +1,8 @@
 #include "engine/inference_session.h"
 
+#include <algorithm>
+#include <cstdio>
+
 #include <torch/torch.h>
 
 #include "engine/torch_compat.h"
@@ -83,7 +86,34 @@ Status InferenceSession::setPrecision(Precision precision) {
   if (Status s = checkPrecision(precision, device_); !s.isOk()) return s;
   std::string error;
   if (!model_.model->setInt8(precision == Precision::INT8, &error)) return {StatusCode::InvalidArgument, error};
+  if (options_.precision != precision) memory_model_ = data::MemoryModel();  // peaks differ per precision
   options_.precision = precision;
+  return Status::ok();
+}
+
+Status InferenceSession::fitMemoryModel(const std::vector<const graph::Featurized*>& probes) {
+  std::vector<const graph::Featurized*> usable;
+  for (const auto* g : probes)
+    if (g && g->numNodes() >= 1 && g->numNodes() <= model_.config.max_nodes) usable.push_back(g);
+  if (usable.empty()) return Status(StatusCode::InvalidArgument, "no molecules to probe memory with");
+  std::sort(usable.begin(), usable.end(), [](const auto* a, const auto* b) { return a->numNodes() < b->numNodes(); });
+  std::vector<data::BatchShape> shapes;
+  std::vector<int64_t> peaks;
+  for (const auto* g : {usable.front(), usable[usable.size() / 2], usable.back()}) {
+    for (int copies : {1, 4, 16}) {
+      if (copies > options_.plan.max_batch_size && copies > 1) continue;
+      auto tracker = std::make_shared<TensorMemoryTracker>();
+      {
+        TensorMemoryScope scope(tracker);
+        const std::vector<const graph::Featurized*> members(static_cast<size_t>(copies), g);
+        (void)forward(data::collate(members, collate_));
+      }
+      shapes.push_back({copies, g->numNodes()});
+      peaks.push_back(tracker->peak());
+    }
+  }
+  memory_model_ = data::MemoryModel::fit(shapes, peaks);
+  if (!memory_model_.valid()) return Status(StatusCode::Internal, "the memory probes could not be fitted");
   return Status::ok();
 }
 
@@ -129,6 +159,7 @@ void InferenceSession::runBatch(const std::vector<const graph::Featurized*>& mol
     error = e.what_without_backtrace();
   }
   if (isOutOfMemory(error) && batch.size() > 1) {  // retry in halves: one huge molecule must not sink its batch
+    ++oom_retries_;
     const auto mid = batch.begin() + static_cast<std::ptrdiff_t>(batch.size() / 2);
     runBatch(molecules, data::Batch(batch.begin(), mid), out);
     runBatch(molecules, data::Batch(mid, batch.end()), out);
@@ -158,9 +189,31 @@ std::vector<Prediction> InferenceSession::predict(const std::vector<const graph:
   }
   std::vector<int> eligible_sizes;
   for (int i : eligible) eligible_sizes.push_back(molecules[i]->numNodes());
-  const auto plan = data::planBatches(eligible_sizes, options_.plan);
+  std::vector<data::Batch> plan;
+  if (options_.memory_budget_bytes > 0 && !eligible.empty()) {
+    if (!memory_model_.valid()) {
+      std::vector<const graph::Featurized*> probes;
+      for (int i : eligible) probes.push_back(molecules[i]);
+      if (Status s = fitMemoryModel(probes); !s.isOk()) {
+        for (int i : eligible) out[i].status = s;
+        return out;
+      }
+    }
+    auto budget_plan = data::planWithinBudget(eligible_sizes, memory_model_, options_.memory_budget_bytes, options_.plan);
+    for (int j : budget_plan.over_budget) {
+      const double need = memory_model_.predict({1, eligible_sizes[j]}) / 1048576.0;
+      char msg[160];
+      std::snprintf(msg, sizeof msg, "needs about %.1f MiB alone, over the %.1f MiB memory budget", need,
+                    options_.memory_budget_bytes / 1048576.0);
+      out[eligible[j]].status = Status(StatusCode::OutOfMemory, msg);
+    }
+    plan = std::move(budget_plan.batches);
+  } else {
+    plan = data::planBatches(eligible_sizes, options_.plan);
+  }
   int64_t done = 0;
-  const int64_t total = static_cast<int64_t>(eligible.size());
+  int64_t total = 0;
+  for (const auto& b : plan) total += static_cast<int64_t>(b.size());
   for (size_t b = 0; b < plan.size(); ++b) {
     data::Batch batch;
     for (int j : plan[b]) batch.push_back(eligible[j]);

@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "data/batch_planner.h"
 #include "data/collate.h"
+#include "data/memory_planner.h"
 #include "engine/memory_probe.h"
 #include "engine/precision.h"
 #include "graph/featurized.h"
@@ -30,6 +31,11 @@ struct SessionOptions {
   std::optional<data::Convention> convention;
   std::optional<int> spatial_pos_max;
   data::PlanOptions plan;
+  // > 0: batches are sized so that their peak tensor memory (above the weights) stays under this
+  // many bytes, from a memory model fitted on short probe batches (fitMemoryModel, or the first
+  // predict call); a molecule that alone would exceed it gets out_of_memory. plan.max_batch_size
+  // still caps the batch.
+  int64_t memory_budget_bytes = 0;
 };
 
 struct Prediction {
@@ -60,6 +66,12 @@ class InferenceSession {
   torch::Tensor forward(const data::GraphBatch& batch);
   // Switches precision without reloading (INT8 packs or drops the quantised weights).
   Status setPrecision(Precision precision);
+  // Measures the peak tensor memory of a few probe batches (the smallest, median and largest of
+  // `probes`, at 1, 4 and 16 copies) and fits the memory model the budget planner uses.
+  Status fitMemoryModel(const std::vector<const graph::Featurized*>& probes);
+  std::string memoryModelDescription() const { return memory_model_.describe(); }
+  // Batches split in halves after an out-of-memory error (CUDA or host), since creation.
+  int64_t outOfMemoryRetries() const { return oom_retries_; }
 
   const SessionOptions& options() const { return options_; }
   const data::CollateOptions& collateOptions() const { return collate_; }
@@ -77,6 +89,8 @@ class InferenceSession {
   SessionOptions options_;
   data::CollateOptions collate_;
   torch::Device device_;
+  data::MemoryModel memory_model_;
+  int64_t oom_retries_ = 0;
 };
 
 }  // namespace gs::engine

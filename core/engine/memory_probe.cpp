@@ -97,6 +97,13 @@ void readProcessMemory(int64_t* rss, int64_t* rss_peak) {
   std::fclose(f);
 }
 
+bool resetProcessPeak() {
+  std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
+  if (!f) return false;
+  const bool ok = std::fputs("5", f) >= 0;
+  return std::fclose(f) == 0 && ok;
+}
+
 MemoryProbe::MemoryProbe(std::shared_ptr<TensorMemoryTracker> tracker, int cuda_device)
     : tracker_(std::move(tracker)), cuda_device_(cuda_device) {}
 

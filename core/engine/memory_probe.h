@@ -54,6 +54,9 @@ struct MemorySample {
 
 // Reads /proc/self/status; -1 fields where unavailable.
 void readProcessMemory(int64_t* rss, int64_t* rss_peak);
+// Resets the process's peak RSS (VmHWM) to its current RSS (Linux: "5" to /proc/self/clear_refs),
+// so the next peak measures one phase alone. False where the kernel does not allow it.
+bool resetProcessPeak();
 
 class MemoryProbe {
  public:

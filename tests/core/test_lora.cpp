@@ -103,7 +103,9 @@ TEST_F(LoraFixture, FineTuningTrainsOnlyTheAdapterAndHeadAndTheAdapterFileReprod
       continue;
     }
     const double moved = (p.value() - start[p.key()]).abs().max().item<double>();
-    if (!adapter) EXPECT_EQ(moved, 0.0) << p.key() << " is a base weight and must stay fixed";
+    if (!adapter) {
+      EXPECT_EQ(moved, 0.0) << p.key() << " is a base weight and must stay fixed";
+    }
   }
   EXPECT_EQ(lora_changed, 2 * 6);  // 2 layers x (q, k, v, out, fc1, fc2)
   const auto expected = predict(tuned);

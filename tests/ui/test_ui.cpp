@@ -99,7 +99,9 @@ bool waitFor(Sender* sender, Signal signal, int timeout_ms = 300000) {
 
 struct Window {
   Window() : w(tinyModel()) {
-    if (!w.hasModel()) EXPECT_TRUE(waitFor(&w, &MainWindow::modelReady));
+    if (!w.hasModel()) {
+      EXPECT_TRUE(waitFor(&w, &MainWindow::modelReady));
+    }
     EXPECT_TRUE(w.hasModel());
   }
   bool run(const QString& text) {
@@ -184,8 +186,11 @@ TEST(MainWindow, FiveHundredMoleculesFillTheTableInInputOrderWithStatuses) {
     EXPECT_EQ(rec.fields[3], m->text(n, ResultsModel::CanonicalColumn).toStdString());
     EXPECT_EQ(rec.fields[4], m->text(n, ResultsModel::StatusColumn).toStdString());
     const QString shown = m->text(n, ResultsModel::FixedColumnCount);
-    if (shown.isEmpty()) EXPECT_TRUE(rec.fields[5].empty());
-    else EXPECT_NEAR(std::stod(rec.fields[5]), shown.toDouble(), 1e-4);
+    if (shown.isEmpty()) {
+      EXPECT_TRUE(rec.fields[5].empty());
+    } else {
+      EXPECT_NEAR(std::stod(rec.fields[5]), shown.toDouble(), 1e-4);
+    }
     ++n;
   }
   EXPECT_EQ(n, 500);

@@ -1,0 +1,349 @@
+#include "engine/compare.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "common/atomic_file.h"
+#include "common/json_writer.h"
+#include "data/batch_planner.h"
+#include "data/collate.h"
+#include "data/csv_writer.h"
+#include "engine/activation_checkpoint.h"
+#include "engine/inference_session.h"
+#include "engine/torch_compat.h"
+
+namespace gs::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Outputs = std::vector<std::vector<float>>;  // per molecule; empty = no prediction
+
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+Outputs toOutputs(const std::vector<Prediction>& p) {
+  Outputs out(p.size());
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i].status.isOk()) out[i] = p[i].values;
+  return out;
+}
+
+void deltas(const Outputs& ref, const Outputs& got, ModeResult& r) {
+  double max = 0, sum = 0;
+  int64_t n = 0;
+  for (size_t i = 0; i < ref.size() && i < got.size(); ++i) {
+    if (ref[i].empty() || got[i].size() != ref[i].size()) continue;
+    for (size_t j = 0; j < ref[i].size(); ++j) {
+      const double d = std::abs(double(got[i][j]) - double(ref[i][j]));
+      max = std::max(max, d);
+      sum += d;
+      ++n;
+    }
+  }
+  r.max_abs_delta = max;
+  r.mean_abs_delta = n ? sum / double(n) : 0;
+}
+
+struct Memory {
+  std::shared_ptr<TensorMemoryTracker> tracker;
+  int cuda_device = -1;
+  int64_t base = 0;
+  Clock::time_point t0;
+  void start(ModeResult& r) {
+    resetProcessPeak();
+    if (cuda_device >= 0) compat::cudaResetPeak(cuda_device);
+    tracker->resetPeak();
+    base = tracker->current();
+    t0 = Clock::now();
+    r.trace_seconds.clear();
+    r.trace_tensor_bytes.clear();
+  }
+  void sample(ModeResult& r) const {
+    r.trace_seconds.push_back(seconds(t0, Clock::now()));
+    r.trace_tensor_bytes.push_back(tracker->current() - base);
+  }
+  void finish(ModeResult& r) const {
+    r.peak_tensor_bytes = std::max<int64_t>(r.peak_tensor_bytes, tracker->peak() - base);
+    int64_t rss = -1, hwm = -1;
+    readProcessMemory(&rss, &hwm);
+    r.peak_rss_bytes = std::max(r.peak_rss_bytes, hwm);
+    if (cuda_device >= 0) {
+      const auto s = compat::cudaAllocatorStats(cuda_device);
+      if (s.available) r.peak_cuda_allocated_bytes = std::max(r.peak_cuda_allocated_bytes, s.peak_allocated);
+      const auto d = MemoryProbe(nullptr, cuda_device).sample();
+      r.peak_device_used_bytes = std::max(r.peak_device_used_bytes, d.device_used_bytes);
+    }
+  }
+};
+
+// One timed pass of the inference workload; returns its outputs.
+Outputs inferencePass(InferenceSession& session, const std::vector<const graph::Featurized*>& mols, Memory& memory,
+                      ModeResult& r, const CompareCallbacks& cb) {
+  RunCallbacks rc;
+  rc.memory = memory.tracker;
+  rc.cancelled = cb.cancelled;
+  rc.progress = [&](int64_t, int64_t) { memory.sample(r); };
+  return toOutputs(session.predict(mols, rc));
+}
+
+// One pass of forward + backward over every batch (as in fine-tuning, without the optimizer step).
+Outputs trainPass(model::LoadedModel& m, const std::vector<const graph::Featurized*>& mols, const CompareMode& mode,
+                  const torch::Device& device, const data::CollateOptions& collate, Memory& memory, ModeResult& r,
+                  const CompareCallbacks& cb) {
+  TensorMemoryScope scope(memory.tracker);
+  std::vector<int> sizes;
+  for (const auto* g : mols) sizes.push_back(g->numNodes());
+  data::PlanOptions plan;
+  plan.max_batch_size = mode.batch_size;
+  const auto runner = checkpointRunner(m.config.num_hidden_layers, mode.checkpoint_ratio);
+  const bool autocast = mode.precision == Precision::BF16 || mode.precision == Precision::FP16;
+  const auto dtype = mode.precision == Precision::FP16 ? torch::kHalf : torch::kBFloat16;
+  const auto& md = m.metadata;
+  Outputs out(mols.size());
+  for (const auto& batch : data::planBatches(sizes, plan)) {
+    if (cb.cancelled && cb.cancelled()) break;
+    std::vector<const graph::Featurized*> members;
+    for (int i : batch) members.push_back(mols[i]);
+    torch::Tensor y;
+    {
+      compat::AutocastGuard guard(device.type(), dtype, autocast);
+      y = m.model->forward(data::collate(members, collate).to(device), runner).to(torch::kFloat);
+    }
+    y.sum().backward();
+    for (auto& p : m.model->parameters()) p.mutable_grad() = torch::Tensor();
+    const auto host = y.detach().to(torch::kCPU).contiguous();
+    auto acc = host.accessor<float, 2>();
+    for (size_t b = 0; b < batch.size(); ++b) {
+      auto& o = out[batch[b]];
+      for (int64_t j = 0; j < host.size(1); ++j)
+        o.push_back(float(acc[b][j] * (md.target_std.empty() ? 1.0 : md.target_std[j]) + (md.target_mean.empty() ? 0.0 : md.target_mean[j])));
+    }
+    memory.sample(r);
+  }
+  compat::synchronize(device.type());
+  return out;
+}
+
+}  // namespace
+
+const char* workloadName(Workload w) { return w == Workload::Train ? "train" : "inference"; }
+
+Result<Workload> parseWorkload(const std::string& name) {
+  if (name == "inference") return Workload::Inference;
+  if (name == "train") return Workload::Train;
+  return Status(StatusCode::InvalidArgument, "unknown workload '" + name + "' (inference or train)");
+}
+
+std::string CompareMode::label() const {
+  std::ostringstream out;
+  out << precisionName(precision);
+  if (checkpoint_ratio > 0) out << "+ckpt=" << checkpoint_ratio;
+  out << "+bs=" << batch_size;
+  return out.str();
+}
+
+Result<std::vector<CompareMode>> parseModes(const std::string& list, int default_batch) {
+  std::vector<CompareMode> modes;
+  std::istringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    CompareMode m;
+    m.batch_size = default_batch;
+    std::istringstream parts(item);
+    std::string part;
+    bool first = true;
+    while (std::getline(parts, part, '+')) {
+      auto bad = [&] { return Status(StatusCode::InvalidArgument, "mode '" + item + "': cannot read '" + part + "' (PRECISION[+ckpt=R][+bs=N])"); };
+      if (first) {
+        if (!parsePrecision(part, &m.precision)) return bad();
+        first = false;
+      } else if (part.rfind("ckpt=", 0) == 0) {
+        char* end = nullptr;
+        m.checkpoint_ratio = std::strtod(part.c_str() + 5, &end);
+        if (*end || !(m.checkpoint_ratio >= 0 && m.checkpoint_ratio <= 1)) return bad();
+      } else if (part.rfind("bs=", 0) == 0) {
+        char* end = nullptr;
+        const long bs = std::strtol(part.c_str() + 3, &end, 10);
+        if (*end || bs < 1 || bs > 65536) return bad();
+        m.batch_size = static_cast<int>(bs);
+      } else {
+        return bad();
+      }
+    }
+    modes.push_back(m);
+  }
+  if (modes.empty()) return Status(StatusCode::InvalidArgument, "no modes given (e.g. fp32,bf16+ckpt=0.5,int8+bs=64)");
+  return modes;
+}
+
+std::vector<CompareMode> presetModes(int batch_size) {
+  return {{Precision::FP32, 0.0, batch_size}, {Precision::BF16, 0.0, batch_size}, {Precision::FP32, 1.0, batch_size},
+          {Precision::BF16, 1.0, batch_size}, {Precision::INT8, 0.0, batch_size}};
+}
+
+Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
+                                              const std::vector<const graph::Featurized*>& molecules,
+                                              const CompareOptions& options, const CompareCallbacks& cb) {
+  if (molecules.empty()) return Status(StatusCode::InvalidArgument, "no molecules to compare on");
+  if (options.modes.empty()) return Status(StatusCode::InvalidArgument, "no modes to compare");
+  SessionOptions so;
+  so.device = options.device;
+  so.threads = options.threads;
+  auto reference = InferenceSession::create(model, so);  // FP32, shares the weights
+  if (!reference.isOk()) return reference.status();
+  const Outputs ref = toOutputs(reference.value()->predict(molecules));
+  const data::CollateOptions collate = reference.value()->collateOptions();
+  const torch::Device device(reference.value()->deviceName());
+  reference.value().reset();
+
+  Memory memory;
+  memory.tracker = cb.memory ? cb.memory : std::make_shared<TensorMemoryTracker>();
+  memory.cuda_device = device.is_cuda() ? device.index() < 0 ? 0 : device.index() : -1;
+  std::vector<ModeResult> results;
+  for (size_t k = 0; k < options.modes.size(); ++k) {
+    if (cb.cancelled && cb.cancelled()) return Status(StatusCode::Cancelled, "comparison cancelled");
+    const CompareMode& mode = options.modes[k];
+    if (cb.mode_started) cb.mode_started(static_cast<int>(k), static_cast<int>(options.modes.size()), mode.label());
+    ModeResult r;
+    r.mode = mode;
+    r.workload = options.workload;
+    r.molecules = static_cast<int64_t>(molecules.size());
+    r.status = precisionAvailable(mode.precision, options.device);
+    if (r.status.isOk() && options.workload == Workload::Train && mode.precision == Precision::INT8)
+      r.status = Status(StatusCode::InvalidArgument, "int8 is an inference mode: its weights have no gradients");
+    if (r.status.isOk() && options.workload == Workload::Train && mode.precision == Precision::FP16 && !device.is_cuda())
+      r.status = Status(StatusCode::InvalidArgument, "fp16 needs CUDA");
+    if (!r.status.isOk()) {
+      results.push_back(r);
+      if (cb.mode_done) cb.mode_done(r);
+      continue;
+    }
+    std::vector<double> times;
+    Outputs got;
+    try {
+      if (options.workload == Workload::Inference) {
+        SessionOptions mo = so;
+        mo.precision = mode.precision;
+        mo.plan.max_batch_size = mode.batch_size;
+        auto session = InferenceSession::create(model, mo);
+        if (!session.isOk()) {
+          r.status = session.status();
+        } else {
+          for (int w = 0; w < options.warmup; ++w) (void)session.value()->predict(molecules);
+          for (int rep = 0; rep < std::max(1, options.repeats); ++rep) {
+            memory.start(r);
+            const auto t0 = Clock::now();
+            got = inferencePass(*session.value(), molecules, memory, r, cb);
+            compat::synchronize(device.type());
+            times.push_back(seconds(t0, Clock::now()));
+            memory.finish(r);
+          }
+          (void)session.value()->setPrecision(Precision::FP32);  // drop int8 packing from the shared weights
+        }
+      } else {
+        // Timed as in fine-tuning (training mode: dropout on, its masks stored); the outputs for
+        // the accuracy comparison come from one more pass with dropout off.
+        model::LoadedModel m = model;  // shares the weights; gradients are cleared after each batch
+        m.model->setInt8(false, nullptr);
+        m.model->to(device);
+        m.model->train();
+        for (int w = 0; w < options.warmup; ++w) (void)trainPass(m, molecules, mode, device, collate, memory, r, cb);
+        for (int rep = 0; rep < std::max(1, options.repeats); ++rep) {
+          memory.start(r);
+          const auto t0 = Clock::now();
+          (void)trainPass(m, molecules, mode, device, collate, memory, r, cb);
+          times.push_back(seconds(t0, Clock::now()));
+          memory.finish(r);
+        }
+        m.model->eval();
+        ModeResult scratch;
+        got = trainPass(m, molecules, mode, device, collate, memory, scratch, cb);
+      }
+    } catch (const c10::Error& e) {
+      r.status = Status(StatusCode::Internal, std::string(e.what_without_backtrace()).substr(0, 300));
+    } catch (const std::bad_alloc&) {
+      r.status = Status(StatusCode::OutOfMemory, "not enough memory");
+    }
+    if (r.status.isOk()) {
+      const double t = median(times);
+      r.ms_per_molecule = 1000.0 * t / double(molecules.size());
+      r.molecules_per_s = t > 0 ? double(molecules.size()) / t : 0;
+      deltas(ref, got, r);
+    }
+    results.push_back(r);
+    if (cb.mode_done) cb.mode_done(r);
+  }
+  return results;
+}
+
+std::string formatComparison(const std::vector<ModeResult>& results) {
+  std::ostringstream out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-22s %-9s %10s %9s %12s %12s %11s %11s\n", "mode", "workload", "ms/mol", "mol/s",
+                "peak tensor", "peak RSS", "max |d|", "mean |d|");
+  out << line;
+  for (const auto& r : results) {
+    if (!r.status.isOk()) {
+      std::snprintf(line, sizeof line, "%-22s %-9s unavailable: %s\n", r.mode.label().c_str(), workloadName(r.workload),
+                    r.status.message().c_str());
+    } else {
+      std::snprintf(line, sizeof line, "%-22s %-9s %10.3f %9.1f %8.1f MiB %8.1f MiB %11.2e %11.2e\n", r.mode.label().c_str(),
+                    workloadName(r.workload), r.ms_per_molecule, r.molecules_per_s, r.peak_tensor_bytes / 1048576.0,
+                    r.peak_rss_bytes / 1048576.0, r.max_abs_delta, r.mean_abs_delta);
+    }
+    out << line;
+  }
+  return out.str();
+}
+
+Status writeComparisonCsv(const std::string& path, const std::vector<ModeResult>& results) {
+  AtomicFile file(path);
+  if (!file.isOpen()) return file.openStatus();
+  data::CsvWriter csv(file.stream());
+  csv.row({"mode", "precision", "checkpoint_ratio", "batch_size", "workload", "status", "molecules", "ms_per_molecule",
+           "molecules_per_s", "peak_tensor_bytes", "peak_rss_bytes", "peak_cuda_allocated_bytes", "peak_device_used_bytes",
+           "max_abs_delta", "mean_abs_delta", "message"});
+  for (const auto& r : results)
+    csv.row({r.mode.label(), precisionName(r.mode.precision), data::CsvWriter::number(r.mode.checkpoint_ratio),
+             std::to_string(r.mode.batch_size), workloadName(r.workload), statusCodeName(r.status.code()),
+             std::to_string(r.molecules), data::CsvWriter::number(r.ms_per_molecule), data::CsvWriter::number(r.molecules_per_s),
+             std::to_string(r.peak_tensor_bytes), std::to_string(r.peak_rss_bytes), std::to_string(r.peak_cuda_allocated_bytes),
+             std::to_string(r.peak_device_used_bytes), data::CsvWriter::number(r.max_abs_delta),
+             data::CsvWriter::number(r.mean_abs_delta), r.status.isOk() ? "" : r.status.message()});
+  return file.commit();
+}
+
+Status writeComparisonJson(const std::string& path, const std::vector<ModeResult>& results) {
+  AtomicFile file(path);
+  if (!file.isOpen()) return file.openStatus();
+  JsonWriter w(file.stream());
+  w.beginArray();
+  for (const auto& r : results) {
+    w.beginObject()
+        .field("mode", r.mode.label()).field("precision", precisionName(r.mode.precision))
+        .field("checkpoint_ratio", r.mode.checkpoint_ratio).field("batch_size", r.mode.batch_size)
+        .field("workload", workloadName(r.workload)).field("status", statusCodeName(r.status.code()))
+        .field("message", r.status.isOk() ? std::string() : r.status.message()).field("molecules", r.molecules)
+        .field("ms_per_molecule", r.ms_per_molecule).field("molecules_per_s", r.molecules_per_s)
+        .field("peak_tensor_bytes", r.peak_tensor_bytes).field("peak_rss_bytes", r.peak_rss_bytes)
+        .field("peak_cuda_allocated_bytes", r.peak_cuda_allocated_bytes).field("peak_device_used_bytes", r.peak_device_used_bytes)
+        .field("max_abs_delta", r.max_abs_delta).field("mean_abs_delta", r.mean_abs_delta)
+        .endObject();
+  }
+  w.endArray();
+  file.stream() << '\n';
+  return file.commit();
+}
+
+}  // namespace gs::engine

@@ -1,0 +1,82 @@
+#pragma once
+// Measures what each optimisation mode really does on the user's molecules: one molecule set run
+// under a list of modes (precision x activation-checkpoint ratio x batch size) for a workload
+// (pure inference, or forward + backward as in fine-tuning), with warm-up and repeats. Per mode:
+// median ms per molecule, molecules/s, peak memory from the probes (tensor allocator and process
+// RSS on the CPU; CUDA allocator and device on a GPU), and max / mean |prediction - FP32|.
+//
+// Thread-safety: one thread runs a comparison; callbacks run on it.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "engine/memory_probe.h"
+#include "engine/precision.h"
+#include "graph/featurized.h"
+
+namespace gs::model {
+struct LoadedModel;
+}
+
+namespace gs::engine {
+
+enum class Workload { Inference, Train };
+const char* workloadName(Workload w);
+Result<Workload> parseWorkload(const std::string& name);
+
+struct CompareMode {
+  Precision precision = Precision::FP32;
+  double checkpoint_ratio = 0.0;
+  int batch_size = 32;
+  std::string label() const;  // "bf16+ckpt=0.5+bs=64" (the parts that differ from the defaults)
+};
+
+// "fp32,bf16+ckpt=0.5,int8+bs=64": PRECISION[+ckpt=R][+bs=N], comma-separated; N defaults to
+// `default_batch`.
+Result<std::vector<CompareMode>> parseModes(const std::string& list, int default_batch = 32);
+// The four classic modes (FP32, mixed precision, checkpointing, both) plus INT8.
+std::vector<CompareMode> presetModes(int batch_size = 32);
+
+struct CompareOptions {
+  std::vector<CompareMode> modes;
+  Workload workload = Workload::Inference;
+  int warmup = 1;   // untimed passes per mode
+  int repeats = 3;  // timed passes; the median is reported
+  std::string device = "cpu";
+  int threads = 0;
+};
+
+struct ModeResult {
+  CompareMode mode;
+  Workload workload = Workload::Inference;
+  Status status;  // not ok: the mode cannot run here (the reason), nothing measured
+  int64_t molecules = 0;
+  double ms_per_molecule = 0, molecules_per_s = 0;
+  int64_t peak_tensor_bytes = -1;  // allocator high-water mark above the level before the mode
+  int64_t peak_rss_bytes = -1;     // process peak RSS while the mode ran (VmHWM reset per mode)
+  int64_t peak_cuda_allocated_bytes = -1, peak_device_used_bytes = -1;
+  double max_abs_delta = 0, mean_abs_delta = 0;  // against FP32 inference, in output units
+  std::vector<double> trace_seconds;              // memory samples taken between batches
+  std::vector<int64_t> trace_tensor_bytes;
+};
+
+struct CompareCallbacks {
+  std::function<void(int mode_index, int modes, const std::string& label)> mode_started;
+  std::function<void(const ModeResult&)> mode_done;
+  std::function<bool()> cancelled;
+  std::shared_ptr<TensorMemoryTracker> memory;  // live tensor bytes (e.g. for a chart)
+};
+
+// Runs every mode on `molecules` with a copy of `model` (the weights are shared; the model is
+// left in FP32 eval mode). Modes that cannot run on the device get a status and no figures.
+Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
+                                              const std::vector<const graph::Featurized*>& molecules,
+                                              const CompareOptions& options, const CompareCallbacks& callbacks = {});
+
+std::string formatComparison(const std::vector<ModeResult>& results);  // aligned text table
+Status writeComparisonCsv(const std::string& path, const std::vector<ModeResult>& results);
+Status writeComparisonJson(const std::string& path, const std::vector<ModeResult>& results);
+
+}  // namespace gs::engine
