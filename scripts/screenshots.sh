@@ -4,6 +4,7 @@
 #   main-window.png        drugs pasted and predicted, one row selected
 #   chart-during-run.png   the live memory chart while RDKit's NCI set (4,999 molecules) runs
 #   invalid-rows.png       a table with rows that cannot be read, statuses and reasons
+#   compare.png            the Compare tab: five modes, fine-tuning workload, 256 NCI molecules
 # Uses the bundled default model unless GRAPHORMER_DEFAULT_MODEL says otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,6 +69,21 @@ xdotool mousemove 700 210 click 1   # select the unclosed ring
 sleep 1
 import -window root "$out/invalid-rows.png"
 kill $app; wait $app 2>/dev/null || true
+
+# 4. The Compare tab on the first 256 NCI molecules, fine-tuning workload (forward + backward).
+head -256 /usr/share/RDKit/Data/NCI/first_5K.smi > "$out/.nci256.smi"
+start_app --input "$out/.nci256.smi"
+xdotool mousemove 561 32 click 1      # the "Compare modes" tab
+sleep 0.5
+xdotool mousemove 619 92 click 1      # workload: forward + backward
+sleep 0.5
+xdotool key Down Return
+sleep 0.5
+xdotool mousemove 1302 92 click 1     # Compare
+sleep 45
+import -window root "$out/compare.png"
+kill $app; wait $app 2>/dev/null || true
+rm -f "$out/.nci256.smi"
 DRIVE
 xvfb-run -a -s "-screen 0 1440x900x24" bash "$XDG_CONFIG_HOME/drive.sh" "$out"
 echo "screenshots in $out"

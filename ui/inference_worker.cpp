@@ -71,6 +71,80 @@ void InferenceWorker::loadModel(const QString& path) {
   Q_EMIT modelLoaded(card);
 }
 
+bool InferenceWorker::readInput(const RunInput& input, std::vector<data::RawRecord>& records) {
+  std::unique_ptr<data::RecordReader> reader;
+  std::istringstream text(input.text.toStdString());
+  data::ReaderOptions ro;
+  ro.smiles_column = input.smiles_column.toStdString();
+  ro.id_column = input.id_column.toStdString();
+  if (!input.path.isEmpty()) {
+    auto r = data::openReader(input.path.toStdString(), ro);
+    if (!r.isOk()) {
+      Q_EMIT runFailed(QString::fromStdString(r.status().toString()));
+      return false;
+    }
+    reader = std::move(r.value());
+  } else {
+    reader = data::makeReader(data::FileFormat::Smi, text, ro);
+  }
+  data::RawRecord record;
+  while (reader->next(record)) records.push_back(record);
+  return true;
+}
+
+void InferenceWorker::compare(const RunInput& input, const CompareRequest& request, const RunSettings& settings) {
+  cancelled_.store(false);
+  if (!impl_->loaded) {
+    Q_EMIT compareFinished(tr("No model is loaded."));
+    return;
+  }
+  engine::CompareOptions o;
+  auto modes = engine::parseModes(request.modes.toStdString(), std::max(1, settings.batch_size));
+  auto workload = engine::parseWorkload(request.workload.toStdString());
+  if (!modes.isOk() || !workload.isOk()) {
+    Q_EMIT compareFinished(QString::fromStdString((modes.isOk() ? workload.status() : modes.status()).message()));
+    return;
+  }
+  o.modes = modes.value();
+  o.workload = workload.value();
+  o.repeats = std::max(1, request.repeats);
+  o.device = settings.device.toStdString();
+  o.threads = settings.threads;
+  std::vector<data::RawRecord> records;
+  if (!readInput(input, records)) {
+    Q_EMIT compareFinished(tr("Could not read the input."));
+    return;
+  }
+  chem::FeaturizeOptions fo;
+  fo.multi_hop_max_dist = impl_->loaded->model.config.multi_hop_max_dist;
+  std::vector<graph::Featurized> features;
+  for (const auto& r : records) {
+    if (static_cast<int>(features.size()) >= request.max_molecules) break;
+    auto row = chem::featurizeRecord(r, fo);
+    if (row.features && row.num_atoms <= impl_->loaded->model.config.max_nodes) features.push_back(std::move(*row.features));
+  }
+  if (features.empty()) {
+    Q_EMIT compareFinished(tr("No readable molecules to compare on."));
+    return;
+  }
+  std::vector<const graph::Featurized*> mols;
+  for (const auto& f : features) mols.push_back(&f);
+  impl_->session.reset();  // the comparison re-packs the shared weights; start the next run afresh
+  Q_EMIT compareStarted(static_cast<int>(o.modes.size()));
+  engine::CompareCallbacks cb;
+  cb.memory = tracker_;
+  cb.cancelled = [this] { return cancelled_.load(); };
+  cb.mode_started = [this](int k, int n, const std::string& label) { Q_EMIT compareModeStarted(k, n, QString::fromStdString(label)); };
+  cb.mode_done = [this](const engine::ModeResult& r) { Q_EMIT compareModeDone(r); };
+  QElapsedTimer clock;
+  clock.start();
+  auto results = engine::runComparison(impl_->loaded->model, mols, o, cb);
+  Q_EMIT compareFinished(results.isOk() ? tr("Compared %1 modes on %2 molecules (%3, median of %4) in %5 s.")
+                                              .arg(o.modes.size()).arg(mols.size()).arg(QString::fromUtf8(engine::workloadName(o.workload)))
+                                              .arg(o.repeats).arg(clock.elapsed() / 1000.0, 0, 'f', 1)
+                                        : QString::fromStdString(results.status().message()));
+}
+
 void InferenceWorker::run(const RunInput& input, const RunSettings& settings) {
   cancelled_.store(false);
   if (!impl_->loaded) {
@@ -86,16 +160,15 @@ void InferenceWorker::run(const RunInput& input, const RunSettings& settings) {
   so.plan.max_batch_size = std::max(1, settings.batch_size);
   so.threads = settings.threads;
   if (settings.memory_budget_mib > 0) {
-    // Padded activations of one batch grow with batch * nodes; keep them under the budget.
-    const auto& c = impl_->loaded->model.config;
-    const int64_t bytes_per_node = int64_t{4} * (c.embedding_dim * 6 + c.ffn_embedding_dim * 2);
-    so.plan.max_padded_nodes = settings.memory_budget_mib * 1024 * 1024 / std::max<int64_t>(1, bytes_per_node);
+    // Batches sized by the session's memory model (fitted on probe batches) to the budget; the
+    // batch-size setting stays the cap only when it is larger.
+    so.memory_budget_bytes = settings.memory_budget_mib * 1024 * 1024;
     so.plan.max_batch_size = std::max(so.plan.max_batch_size, 4096);
   }
   // A new session when the settings changed (the model itself is loaded once).
   const bool same = impl_->session && impl_->session_options.device == so.device && impl_->session_options.threads == so.threads &&
                     impl_->session_options.plan.max_batch_size == so.plan.max_batch_size &&
-                    impl_->session_options.plan.max_padded_nodes == so.plan.max_padded_nodes;
+                    impl_->session_options.memory_budget_bytes == so.memory_budget_bytes;
   if (!same) {
     impl_->session.reset();
     model::LoadedModel copy = impl_->loaded->model;  // the session owns its model; share weights
@@ -114,24 +187,8 @@ void InferenceWorker::run(const RunInput& input, const RunSettings& settings) {
   impl_->session_options.precision = so.precision;
 
   // Read every record first (cheap), so the table shows all rows in order at once.
-  std::unique_ptr<data::RecordReader> reader;
-  std::istringstream text(input.text.toStdString());
-  data::ReaderOptions ro;
-  ro.smiles_column = input.smiles_column.toStdString();
-  ro.id_column = input.id_column.toStdString();
-  if (!input.path.isEmpty()) {
-    auto r = data::openReader(input.path.toStdString(), ro);
-    if (!r.isOk()) {
-      Q_EMIT runFailed(QString::fromStdString(r.status().toString()));
-      return;
-    }
-    reader = std::move(r.value());
-  } else {
-    reader = data::makeReader(data::FileFormat::Smi, text, ro);
-  }
   std::vector<data::RawRecord> records;
-  data::RawRecord record;
-  while (reader->next(record)) records.push_back(record);
+  if (!readInput(input, records)) return;
   std::vector<jobs::PredictedRow> pending(records.size());
   for (size_t i = 0; i < records.size(); ++i) {
     pending[i].row = records[i].row;

@@ -12,7 +12,9 @@
 #include <memory>
 #include <vector>
 
+#include "engine/compare.h"
 #include "engine/memory_probe.h"
+#include "data/record.h"
 #include "jobs/prediction_table.h"
 
 namespace gs::ui {
@@ -33,7 +35,7 @@ struct RunSettings {
   QString precision = QStringLiteral("fp32");
   int batch_size = 32;
   int threads = 0;  // 0 = LibTorch's default
-  qint64 memory_budget_mib = 0;  // > 0: batches sized to stay under this many padded-node MiB
+  qint64 memory_budget_mib = 0;  // > 0: batches sized so that their peak tensor memory stays under this
 };
 
 // What the run reads: pasted text (SMILES [name] per line) or a file with reader settings.
@@ -41,6 +43,14 @@ struct RunInput {
   QString text;
   QString path;
   QString smiles_column, id_column;
+};
+
+// A comparison of optimisation modes on the current molecules (the Compare tab).
+struct CompareRequest {
+  QString modes;  // "fp32,bf16+ckpt=0.5,int8+bs=64" (graphormer-cli bench --modes syntax)
+  QString workload = QStringLiteral("inference");
+  int repeats = 3;
+  int max_molecules = 256;
 };
 
 class InferenceWorker final : public QObject {
@@ -58,6 +68,7 @@ class InferenceWorker final : public QObject {
  public Q_SLOTS:
   void loadModel(const QString& path);
   void run(const gs::ui::RunInput& input, const gs::ui::RunSettings& settings);
+  void compare(const gs::ui::RunInput& input, const gs::ui::CompareRequest& request, const gs::ui::RunSettings& settings);
 
  Q_SIGNALS:
   void modelLoaded(const gs::ui::ModelCard& card);
@@ -68,8 +79,14 @@ class InferenceWorker final : public QObject {
   void progress(qint64 done, qint64 total, double molecules_per_second);
   void runFinished(bool cancelled, double seconds, const gs::jobs::RunInfo& info);
   void runFailed(const QString& message);
+  void compareStarted(int modes);
+  void compareModeStarted(int index, int modes, const QString& label);
+  void compareModeDone(const gs::engine::ModeResult& result);
+  void compareFinished(const QString& message);
 
  private:
+  // Every record of the input (pasted text or file); false with runFailed emitted on error.
+  bool readInput(const RunInput& input, std::vector<data::RawRecord>& records);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::atomic<bool> cancelled_{false};
@@ -82,3 +99,5 @@ Q_DECLARE_METATYPE(gs::ui::ModelCard)
 Q_DECLARE_METATYPE(gs::ui::RunSettings)
 Q_DECLARE_METATYPE(gs::ui::RunInput)
 Q_DECLARE_METATYPE(gs::jobs::RunInfo)
+Q_DECLARE_METATYPE(gs::ui::CompareRequest)
+Q_DECLARE_METATYPE(gs::engine::ModeResult)

@@ -27,6 +27,7 @@
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -35,6 +36,7 @@
 #include <set>
 
 #include "common/resources.h"
+#include "compare_view.h"
 #include "memory_chart.h"
 #include "molecule_view.h"
 #include "results_model.h"
@@ -70,6 +72,8 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   qRegisterMetaType<RunInput>();
   qRegisterMetaType<jobs::RunInfo>();
   qRegisterMetaType<std::vector<jobs::PredictedRow>>();
+  qRegisterMetaType<CompareRequest>();
+  qRegisterMetaType<engine::ModeResult>();
   setWindowTitle(tr("Graphormer Studio"));
   setAcceptDrops(true);
 
@@ -126,8 +130,12 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   auto* cl = new QVBoxLayout(chart_box);
   cl->addWidget(chart_);
   cl->addWidget(save_chart, 0, Qt::AlignRight);
+  compare_ = new CompareView;
+  tabs_ = new QTabWidget;
+  tabs_->addTab(right, tr("Results"));
+  tabs_->addTab(compare_, tr("Compare modes"));
   auto* vertical = new QSplitter(Qt::Vertical);
-  vertical->addWidget(right);
+  vertical->addWidget(tabs_);
   vertical->addWidget(chart_box);
   vertical->setStretchFactor(0, 3);
   vertical->setStretchFactor(1, 1);
@@ -202,6 +210,18 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
     rate_->setText(tr("Run failed"));
     QMessageBox::warning(this, tr("Run failed"), message);
     Q_EMIT runCompleted(true);
+  });
+
+  connect(compare_, &CompareView::runRequested, this, &MainWindow::runComparison);
+  connect(compare_, &CompareView::cancelRequested, this, &MainWindow::cancelRun);
+  connect(worker_, &InferenceWorker::compareStarted, compare_, &CompareView::started);
+  connect(worker_, &InferenceWorker::compareModeStarted, compare_, &CompareView::modeStarted);
+  connect(worker_, &InferenceWorker::compareModeDone, compare_, &CompareView::modeDone);
+  connect(worker_, &InferenceWorker::compareFinished, this, [this](const QString& message) {
+    setRunning(false);
+    rate_->setText(message);
+    compare_->finished(message);
+    Q_EMIT comparisonCompleted();
   });
 
   restoreSettings();
@@ -295,7 +315,8 @@ QWidget* MainWindow::buildSettingsPanel() {
   budget_->setRange(0, 1 << 20);
   budget_->setSuffix(tr(" MiB"));
   budget_->setSpecialValueText(tr("off (use batch size)"));
-  budget_->setToolTip(tr("Size batches automatically so that one batch's padded activations stay under this estimate"));
+  budget_->setToolTip(tr("Size batches automatically so that each batch's peak tensor memory stays under this budget "
+                         "(a memory model fitted on a few measured probe batches; a molecule that alone exceeds it is reported)"));
   threads_ = new QSpinBox;
   threads_->setRange(0, QThread::idealThreadCount() * 2);
   threads_->setSpecialValueText(tr("automatic"));
@@ -409,11 +430,7 @@ RunSettings MainWindow::currentSettings() const {
 
 void MainWindow::runPrediction() {
   if (running_ || !has_model_) return;
-  RunInput in;
-  in.path = file_path_;
-  in.smiles_column = smiles_column_;
-  in.id_column = id_column_;
-  if (in.path.isEmpty()) in.text = input_->toPlainText();
+  const RunInput in = currentInput();
   if (in.path.isEmpty() && in.text.trimmed().isEmpty()) {
     rate_->setText(tr("Nothing to predict: paste SMILES or open a file."));
     return;
@@ -422,6 +439,28 @@ void MainWindow::runPrediction() {
   chart_->setCudaDevice(currentSettings().device.startsWith(QLatin1String("cuda")) ? currentSettings().device.section(QLatin1Char(':'), 1).toInt() : -1);
   QMetaObject::invokeMethod(worker_, "run", Qt::QueuedConnection, Q_ARG(gs::ui::RunInput, in),
                             Q_ARG(gs::ui::RunSettings, currentSettings()));
+}
+
+RunInput MainWindow::currentInput() const {
+  RunInput in;
+  in.path = file_path_;
+  in.smiles_column = smiles_column_;
+  in.id_column = id_column_;
+  if (in.path.isEmpty()) in.text = input_->toPlainText();
+  return in;
+}
+
+void MainWindow::runComparison(const CompareRequest& request) {
+  if (running_ || !has_model_) return;
+  const RunInput in = currentInput();
+  if (in.path.isEmpty() && in.text.trimmed().isEmpty()) {
+    compare_->finished(tr("Nothing to compare on: paste SMILES or open a file on the left."));
+    return;
+  }
+  setRunning(true);
+  rate_->setText(tr("Comparing modes..."));
+  QMetaObject::invokeMethod(worker_, "compare", Qt::QueuedConnection, Q_ARG(gs::ui::RunInput, in),
+                            Q_ARG(gs::ui::CompareRequest, request), Q_ARG(gs::ui::RunSettings, currentSettings()));
 }
 
 void MainWindow::cancelRun() {

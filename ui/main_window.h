@@ -19,9 +19,11 @@ class QSlider;
 class QSortFilterProxyModel;
 class QSpinBox;
 class QTableView;
+class QTabWidget;
 
 namespace gs::ui {
 
+class CompareView;
 class MemoryChart;
 class MoleculeView;
 class ResultsModel;
@@ -44,6 +46,8 @@ class MainWindow final : public QMainWindow {
   ResultsModel* resultsModel() const { return results_; }
   QTableView* table() const { return table_; }
   MemoryChart* chart() const { return chart_; }
+  CompareView* compareView() const { return compare_; }
+  QTabWidget* tabs() const { return tabs_; }
   QPlainTextEdit* input() const { return input_; }
   bool isRunning() const { return running_; }
   bool hasModel() const { return has_model_; }
@@ -59,10 +63,12 @@ class MainWindow final : public QMainWindow {
   void exportResults();
   void copySelection();
   void pasteInput();
+  void runComparison(const gs::ui::CompareRequest& request);
 
  Q_SIGNALS:
   void runCompleted(bool cancelled);
   void modelReady(bool ok);
+  void comparisonCompleted();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -81,6 +87,7 @@ class MainWindow final : public QMainWindow {
   void saveSettings() const;
   void setRunning(bool running);
   RunSettings currentSettings() const;
+  RunInput currentInput() const;
 
   InferenceWorker* worker_ = nullptr;
   std::unique_ptr<QThread, ThreadStopper> thread_;
@@ -89,6 +96,8 @@ class MainWindow final : public QMainWindow {
   QTableView* table_ = nullptr;
   MoleculeView* molecule_ = nullptr;
   MemoryChart* chart_ = nullptr;
+  CompareView* compare_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
   QPlainTextEdit* input_ = nullptr;
   QLabel* input_file_ = nullptr;
   QLabel* model_card_ = nullptr;

@@ -54,26 +54,33 @@ void deltas(const Outputs& ref, const Outputs& got, ModeResult& r) {
   r.mean_abs_delta = n ? sum / double(n) : 0;
 }
 
+// Peak tensor memory of a mode and of each of its batches (the trace). The tracker's high-water
+// mark is reset after every batch, so the mode's peak is kept here.
 struct Memory {
   std::shared_ptr<TensorMemoryTracker> tracker;
   int cuda_device = -1;
-  int64_t base = 0;
+  int64_t base = 0, mode_peak = 0;
   Clock::time_point t0;
   void start(ModeResult& r) {
     resetProcessPeak();
     if (cuda_device >= 0) compat::cudaResetPeak(cuda_device);
     tracker->resetPeak();
     base = tracker->current();
+    mode_peak = 0;
     t0 = Clock::now();
     r.trace_seconds.clear();
     r.trace_tensor_bytes.clear();
   }
-  void sample(ModeResult& r) const {
+  void sample(ModeResult& r) {
+    const int64_t batch_peak = tracker->peak() - base;
+    mode_peak = std::max(mode_peak, batch_peak);
+    tracker->resetPeak();
     r.trace_seconds.push_back(seconds(t0, Clock::now()));
-    r.trace_tensor_bytes.push_back(tracker->current() - base);
+    r.trace_tensor_bytes.push_back(batch_peak);
   }
-  void finish(ModeResult& r) const {
-    r.peak_tensor_bytes = std::max<int64_t>(r.peak_tensor_bytes, tracker->peak() - base);
+  void finish(ModeResult& r) {
+    mode_peak = std::max(mode_peak, tracker->peak() - base);
+    r.peak_tensor_bytes = std::max(r.peak_tensor_bytes, mode_peak);
     int64_t rss = -1, hwm = -1;
     readProcessMemory(&rss, &hwm);
     r.peak_rss_bytes = std::max(r.peak_rss_bytes, hwm);

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "data/csv_reader.h"
+#include "compare_view.h"
 #include "main_window.h"
 #include "memory_chart.h"
 #include "model/checkpoint.h"
@@ -228,6 +229,38 @@ TEST(MainWindow, CancellingMidRunLeavesAConsistentTableAndAUsableApp) {
   ASSERT_TRUE(win.run(QStringLiteral("CCO ethanol\nc1ccccc1 benzene\n")));
   ASSERT_EQ(m->rowCount(), 2);
   EXPECT_TRUE(m->rowAt(1).status.isOk());
+}
+
+TEST(MainWindow, CompareTabMeasuresEachModeOnTheCurrentMolecules) {
+  Window win;
+  win.w.input()->setPlainText(nciLines(40) + QStringLiteral("C1CC broken\n"));
+  CompareRequest request;
+  request.modes = QStringLiteral("fp32,bf16+bs=8,fp32+ckpt=1,int8");
+  request.workload = QStringLiteral("train");
+  request.repeats = 1;
+  win.w.runComparison(request);
+  ASSERT_TRUE(waitFor(&win.w, &MainWindow::comparisonCompleted));
+  const auto& results = win.w.compareView()->results();
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_TRUE(results[0].status.isOk());
+  EXPECT_EQ(results[0].molecules, 40);  // the unreadable row is left out
+  EXPECT_GT(results[0].peak_tensor_bytes, 0);
+  EXPECT_GT(results[1].max_abs_delta, 0.0);
+  EXPECT_FALSE(results[3].status.isOk());  // int8 cannot be differentiated
+  EXPECT_FALSE(win.w.isRunning());
+  const auto csv = (tempDir() / "compare.csv").string();
+  QString error;
+  ASSERT_TRUE(win.w.compareView()->exportCsv(QString::fromStdString(csv), &error)) << error.toStdString();
+  std::ifstream in(csv);
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  EXPECT_EQ(lines, 5);
+  const auto png = (tempDir() / "compare.png").string();
+  ASSERT_TRUE(win.w.compareView()->savePng(QString::fromStdString(png)));
+  EXPECT_GT(fs::file_size(png), 1000u);
+  // Predictions still work afterwards (the comparison left the weights in FP32).
+  ASSERT_TRUE(win.run(QStringLiteral("CCO ethanol\n")));
+  EXPECT_TRUE(win.w.resultsModel()->rowAt(0).status.isOk());
 }
 
 // The UI thread's worst stall while 5,000 molecules run: the gap between ticks of a 5 ms timer.

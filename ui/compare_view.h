@@ -1,0 +1,56 @@
+#pragma once
+// The Compare tab: runs the current molecules under a list of optimisation modes in the worker and
+// shows what each really does: grouped bars of peak memory and ms per molecule, a table with the
+// accuracy cost (|prediction - FP32|), and every mode's memory trace overlaid. Export as CSV/PNG.
+#include <QWidget>
+
+#include <vector>
+
+#include "engine/compare.h"
+#include "inference_worker.h"
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace gs::ui {
+
+class CompareView final : public QWidget {
+  Q_OBJECT
+ public:
+  explicit CompareView(QWidget* parent = nullptr);
+
+  const std::vector<engine::ModeResult>& results() const { return results_; }
+  bool exportCsv(const QString& path, QString* error = nullptr) const;
+  bool savePng(const QString& path) const;
+  void setModes(const QString& modes);
+
+ public Q_SLOTS:
+  void started(int modes);
+  void modeStarted(int index, int modes, const QString& label);
+  void modeDone(const gs::engine::ModeResult& result);
+  void finished(const QString& message);
+
+ Q_SIGNALS:
+  void runRequested(const gs::ui::CompareRequest& request);
+  void cancelRequested();
+
+ private:
+  void redraw();
+
+  QLineEdit* modes_ = nullptr;
+  QComboBox* workload_ = nullptr;
+  QSpinBox *repeats_ = nullptr, *max_molecules_ = nullptr;
+  QPushButton *run_ = nullptr, *cancel_ = nullptr;
+  QLabel* status_ = nullptr;
+  QCustomPlot *bars_ = nullptr, *traces_ = nullptr;
+  QTableWidget* table_ = nullptr;
+  std::vector<engine::ModeResult> results_;
+};
+
+}  // namespace gs::ui
+
