@@ -9,6 +9,7 @@
 #include "common/resources.h"
 #include "jobs/bench_job.h"
 #include "jobs/evaluate_job.h"
+#include "jobs/explain_job.h"
 #include "jobs/featurize_job.h"
 #include "jobs/predict_job.h"
 #include "jobs/train_job.h"
@@ -61,6 +62,13 @@ const char* kUsage =
     "      process memory, max and mean |prediction - FP32|. A mode is PRECISION[+ckpt=R][+bs=N], e.g.\n"
     "      fp32,bf16+ckpt=0.5,int8+bs=64 (default: fp32,bf16,fp32+ckpt=1,bf16+ckpt=1,int8). Checkpointing\n"
     "      changes memory only with --workload train (forward + backward, as in fine-tuning).\n"
+    "\n"
+    "  explain --input FILE --output atoms.csv [--model M] [--method ig|gradxinput|rollout] [--steps N]\n"
+    "          [--baseline-scale X] [--target-index K] [--checkpoint-ratio R] [--precision fp32|bf16|fp16]\n"
+    "          [--batch-size N] [--threads N] [--device D]\n"
+    "      Per-atom attributions of the prediction: one row per atom (row,id,smiles,atom_index,element,\n"
+    "      attribution; atom indices in the input SMILES' order) and atoms.csv.molecules.csv with the\n"
+    "      prediction, baseline prediction, sum of attributions and the integrated-gradients completeness gap.\n"
     "\n"
     "--atom-order: chirality tags and the choice among equally short paths depend on the order a SMILES\n"
     "writes the atoms in. 'canonical' (default) renumbers atoms canonically first, so every SMILES of a\n"
@@ -361,6 +369,49 @@ int benchCommand(int argc, char** argv) {
   return 0;
 }
 
+int explainCommand(int argc, char** argv) {
+  gs::app::CliArgs args;
+  std::string error;
+  if (!args.parse(argc, argv, 2,
+                  {"--input", "--output", "--model", "--method", "--steps", "--baseline-scale", "--target-index",
+                   "--checkpoint-ratio", "--precision", "--batch-size", "--threads", "--device", "--smiles-column",
+                   "--id-column", "--atom-order"},
+                  {"--no-header", "--quiet"}, &error))
+    return fail(error);
+  gs::jobs::ExplainJobOptions o;
+  o.input = args.get("--input");
+  o.output = args.get("--output");
+  o.model = args.get("--model");
+  if (o.input.empty() || o.output.empty()) return fail("explain needs --input and --output");
+  auto& a = o.attribution;
+  auto method = gs::engine::parseAttributionMethod(args.get("--method", "ig"));
+  if (!method.isOk()) return fail(method.status().message());
+  a.method = method.value();
+  if (!args.getInt("--steps", 64, 1, 100000, &a.steps, &error) ||
+      !args.getInt("--target-index", 0, 0, 4096, &a.output, &error) ||
+      !args.getInt("--batch-size", 16, 1, 65536, &a.batch_size, &error) ||
+      !args.getInt("--threads", 0, 0, 1024, &a.threads, &error) ||
+      !getDouble(args, "--baseline-scale", -10.0, 10.0, &a.baseline_scale, &error) ||
+      !getDouble(args, "--checkpoint-ratio", 0.0, 1.0, &a.checkpoint_ratio, &error))
+    return fail(error);
+  if (!gs::engine::parsePrecision(args.get("--precision", "fp32"), &a.precision) || a.precision == gs::engine::Precision::INT8)
+    return fail("--precision must be fp32, bf16 or fp16 (int8 weights have no gradients)");
+  a.device = args.get("--device", "cpu");
+  if (!readAtomOrder(args, &o.featurize.atom_order)) return fail("--atom-order must be 'canonical' or 'as-written'");
+  readCommonOptions(args, o.reader);
+  if (!args.has("--quiet"))
+    o.callbacks.progress = [](int64_t done, int64_t total) { std::cerr << "explain: " << done << "/" << total << " molecules\r" << std::flush; };
+  auto summary = gs::jobs::runExplain(o);
+  if (!summary.isOk()) return fail(summary.status().toString());
+  std::cerr << "\nexplain: " << summary->explained << " of " << summary->rows << " molecules (" << gs::engine::attributionMethodName(a.method)
+            << ", target " << summary->target << ") in " << summary->seconds << " s; peak tensor memory "
+            << summary->peak_tensor_bytes / 1048576.0 << " MiB";
+  if (a.method == gs::engine::AttributionMethod::IntegratedGradients)
+    std::cerr << "; worst completeness gap " << 100 * summary->max_relative_gap << " % of f(x) - f(baseline)";
+  std::cerr << "\nwrote " << o.output << " and " << o.output << ".molecules.csv\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -374,5 +425,6 @@ int main(int argc, char** argv) {
   if (command == "train") return trainCommand(argc, argv);
   if (command == "evaluate") return evaluateCommand(argc, argv);
   if (command == "bench") return benchCommand(argc, argv);
+  if (command == "explain") return explainCommand(argc, argv);
   return fail("unknown command '" + command + "'\n" + kUsage);
 }

@@ -2,6 +2,7 @@
 
 #include <DataStructs/ExplicitBitVect.h>
 #include <GraphMol/ChemTransforms/ChemTransforms.h>
+#include <GraphMol/Descriptors/MolSurf.h>
 #include <GraphMol/Fingerprints/MorganFingerprints.h>
 #include <GraphMol/ROMol.h>
 #include <GraphMol/SmilesParse/SmilesWrite.h>
@@ -37,6 +38,22 @@ data::BitFingerprint morganFingerprint(const RDKit::ROMol& mol, int radius, int 
     fp.on_bits = 0;
   }
   return fp;
+}
+
+std::vector<std::string> atomSymbols(const RDKit::ROMol& mol) {
+  std::vector<std::string> out;
+  for (const RDKit::Atom* a : mol.atoms()) out.push_back(a->getSymbol());
+  return out;
+}
+
+std::vector<double> tpsaContributions(const RDKit::ROMol& mol) {
+  std::vector<double> contribs(mol.getNumAtoms(), 0.0);
+  try {
+    RDKit::Descriptors::getTPSAAtomContribs(mol, contribs);
+  } catch (...) {
+    contribs.assign(mol.getNumAtoms(), 0.0);
+  }
+  return contribs;
 }
 
 }  // namespace gs::chem

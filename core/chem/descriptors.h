@@ -2,6 +2,7 @@
 // Molecule-level descriptors used for dataset splits and the baselines that a trained model is
 // compared with: the Bemis–Murcko scaffold and the Morgan (ECFP-like) bit fingerprint.
 #include <string>
+#include <vector>
 
 #include "chem/molecule.h"
 #include "data/fingerprint.h"
@@ -15,5 +16,11 @@ std::string murckoScaffold(const RDKit::ROMol& mol);
 // Morgan fingerprint of the given radius folded to `bits` bits (RDKit's
 // GetMorganFingerprintAsBitVect with default invariants). Never throws; empty on failure.
 data::BitFingerprint morganFingerprint(const RDKit::ROMol& mol, int radius = 2, int bits = 2048);
+
+// Element symbol of every atom, in the molecule's atom order.
+std::vector<std::string> atomSymbols(const RDKit::ROMol& mol);
+
+// RDKit's per-atom TPSA contributions (Ertl et al.; N and O only, as Descriptors.TPSA), in Å².
+std::vector<double> tpsaContributions(const RDKit::ROMol& mol);
 
 }  // namespace gs::chem

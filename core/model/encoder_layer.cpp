@@ -45,11 +45,12 @@ torch::Tensor SelfAttentionImpl::fusedInference(const torch::Tensor& x, const to
 }
 
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& bias) {
-  if (kernels::available() && !torch::GradMode::is_enabled() && x.device().is_cpu() && !is_training())
+  if (kernels::available() && !torch::GradMode::is_enabled() && x.device().is_cpu() && !is_training() && !capture_)
     return fusedInference(x, bias);
   const int64_t b = x.size(0), t = x.size(1);
   auto v = v_proj(x).view({b, t, heads_, head_dim_}).transpose(1, 2);
   auto probs = torch::softmax(scores(x, bias), -1);
+  if (capture_) capture_->push_back(probs.detach().mean(1));
   if (is_training() && dropout_ > 0) probs = torch::dropout(probs, dropout_, true);
   compat::AutocastSuspend fp32;
   auto out = torch::matmul(probs, v.to(torch::kFloat));  // [B, H, T, d]

@@ -7,6 +7,8 @@
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 
+#include <vector>
+
 #include "model/config.h"
 #include "model/linear.h"
 
@@ -16,6 +18,9 @@ class SelfAttentionImpl : public torch::nn::Module {
  public:
   SelfAttentionImpl(int64_t embed_dim, int64_t heads, double attention_dropout);
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& bias);
+  // While set, every forward appends its attention probabilities averaged over heads, [B, T, T]
+  // (for attention rollout); nullptr to stop.
+  void captureAttention(std::vector<torch::Tensor>* sink) { capture_ = sink; }
 
   Linear k_proj{nullptr}, v_proj{nullptr}, q_proj{nullptr}, out_proj{nullptr};
 
@@ -25,6 +30,7 @@ class SelfAttentionImpl : public torch::nn::Module {
   torch::Tensor fusedInference(const torch::Tensor& x, const torch::Tensor& bias);
   int64_t heads_, head_dim_;
   double scaling_, dropout_;
+  std::vector<torch::Tensor>* capture_ = nullptr;
 };
 TORCH_MODULE(SelfAttention);
 

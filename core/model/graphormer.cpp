@@ -68,8 +68,12 @@ GraphormerImpl::GraphormerImpl(const GraphormerConfig& config) : config_(config)
 
 torch::Tensor GraphormerImpl::forwardFromNodeFeatures(const torch::Tensor& node_features, const torch::Tensor& bias,
                                                       const LayerRunner& runner) {
-  auto& graph = *encoder->graph_encoder;
-  auto x = graph.runLayers(graph.normalizeEmbeddings(node_features), bias, runner);
+  return forwardFromEncoderInput(encoder->graph_encoder->normalizeEmbeddings(node_features), bias, runner);
+}
+
+torch::Tensor GraphormerImpl::forwardFromEncoderInput(const torch::Tensor& encoder_input, const torch::Tensor& bias,
+                                                      const LayerRunner& runner) {
+  auto x = encoder->graph_encoder->runLayers(encoder_input, bias, runner);
   // The head is per token and only the graph token (index 0) is read: project that one only.
   auto token = x.select(1, 0);
   return classifier(encoder->headTransform(token)).to(torch::kFloat);

@@ -78,6 +78,11 @@ class GraphormerImpl : public torch::nn::Module {
   // graph_node_feature's output [B, T, C] (or a perturbation of it).
   torch::Tensor forwardFromNodeFeatures(const torch::Tensor& node_features, const torch::Tensor& bias,
                                         const LayerRunner& runner = {});
+  // From the encoder's input: node features after the embedding layer norm (when configured).
+  // Attributions start here: the layer norm is scale-invariant, so a path that scales the raw
+  // node features to zero would leave the output constant until the very end.
+  torch::Tensor forwardFromEncoderInput(const torch::Tensor& encoder_input, const torch::Tensor& bias,
+                                        const LayerRunner& runner = {});
   // Graphormer initialisation: Linear and Embedding weights N(0, 0.02), biases 0, padding rows 0.
   void initializeWeights(uint64_t seed);
   // Packs every Linear for int8 dynamic quantisation (or drops the packing with enable = false).

@@ -1,0 +1,74 @@
+#pragma once
+// Atom-level explanations of a prediction, batched, for any loaded model and output:
+//   gradxinput — gradient × input on the atom embeddings (each atom's row of the encoder input,
+//                after the embedding layer norm), summed over channels;
+//   ig         — integrated gradients on the same rows from a baseline, the path integral by the
+//                midpoint rule with `steps` gradient evaluations; completeness: the attributions sum to f(x) - f(baseline) up to
+//                the reported gap. Default baseline: every atom row replaced by the molecule's
+//                mean atom row ("an average atom"), so each attribution says how much that atom,
+//                as it is, moves the prediction away from a molecule of average atoms. A zero
+//                baseline is offered but is a poor path for layer-normalised networks: LayerNorm
+//                is scale-invariant, so the output barely changes until the path nears zero,
+//                where it jumps (completeness then needs very many steps);
+//   rollout    — attention rollout (Abnar & Zuidema 2020) from the graph token; no gradients.
+// Gradients run under the chosen precision (autocast) and activation-checkpoint ratio, so an
+// explanation run is where checkpointing saves memory in everyday use. Attributions are in the
+// output's units (the model's target normalisation is applied).
+//
+// Thread-safety: one thread drives an explanation; callbacks run on it.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "engine/memory_probe.h"
+#include "engine/precision.h"
+#include "graph/featurized.h"
+
+namespace gs::model {
+struct LoadedModel;
+}
+
+namespace gs::engine {
+
+enum class AttributionMethod { IntegratedGradients, GradientTimesInput, AttentionRollout };
+const char* attributionMethodName(AttributionMethod m);  // "ig", "gradxinput", "rollout"
+Result<AttributionMethod> parseAttributionMethod(const std::string& name);
+
+struct AttributionOptions {
+  AttributionMethod method = AttributionMethod::IntegratedGradients;
+  int output = 0;        // which model output to explain
+  int steps = 64;        // integrated gradients
+  enum class Baseline { MeanAtom, Scaled } baseline = Baseline::MeanAtom;
+  double baseline_scale = 0.0;  // Baseline::Scaled: the atom rows times this (0 = all-zero atoms)
+  Precision precision = Precision::FP32;  // FP32, BF16, FP16 (CUDA)
+  double checkpoint_ratio = 0.0;
+  int batch_size = 16;
+  std::string device = "cpu";
+  int threads = 0;
+};
+
+struct Attribution {
+  Status status;
+  std::vector<float> atoms;  // one per graph node (atom), in the featurized node order
+  double prediction = 0;     // f(x), de-normalised
+  double baseline_prediction = 0;  // f(baseline) (IG); 0 otherwise
+  double sum = 0;            // of the atom attributions
+  double completeness_gap = 0;  // IG: sum - (f(x) - f(baseline)); 0 otherwise
+};
+
+struct AttributionCallbacks {
+  std::function<void(int64_t done, int64_t total)> progress;
+  std::function<bool()> cancelled;
+  std::shared_ptr<TensorMemoryTracker> memory;
+};
+
+// One result per molecule, in input order. The model's weights are shared and left unchanged.
+Result<std::vector<Attribution>> explain(const model::LoadedModel& model, const std::vector<const graph::Featurized*>& molecules,
+                                         const AttributionOptions& options, const AttributionCallbacks& callbacks = {});
+
+// Spearman rank correlation (average ranks for ties); NaN for fewer than two values.
+double spearman(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace gs::engine

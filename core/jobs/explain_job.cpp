@@ -1,0 +1,116 @@
+#include "jobs/explain_job.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "chem/descriptors.h"
+#include "common/atomic_file.h"
+#include "common/resources.h"
+#include "data/csv_writer.h"
+#include "model/lora.h"
+
+namespace gs::jobs {
+
+std::vector<ExplainedMolecule> explainRecords(const model::LoadedModel& model, const std::vector<data::RawRecord>& records,
+                                              const ExplainJobOptions& options, Status* error) {
+  chem::FeaturizeOptions fo = options.featurize;
+  fo.multi_hop_max_dist = model.config.multi_hop_max_dist;
+  fo.keep_molecule = true;
+  std::vector<chem::MoleculeRow> rows;
+  for (const auto& r : records) rows.push_back(chem::featurizeRecord(r, fo));
+  std::vector<const graph::Featurized*> mols;
+  std::vector<int> index_of_row(rows.size(), -1);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i].features) continue;
+    index_of_row[i] = static_cast<int>(mols.size());
+    mols.push_back(&*rows[i].features);
+  }
+  std::vector<engine::Attribution> attributions;
+  if (!mols.empty()) {
+    auto a = engine::explain(model, mols, options.attribution, options.callbacks);
+    if (!a.isOk()) {
+      if (error) *error = a.status();
+      return {};
+    }
+    attributions = std::move(a.value());
+  }
+  std::vector<ExplainedMolecule> out(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    auto& e = out[i];
+    const auto& row = rows[i];
+    e.row = row.row;
+    e.id = row.id;
+    e.input = row.input;
+    e.canonical = row.canonical;
+    e.status = row.status;
+    if (index_of_row[i] < 0) continue;
+    e.summary = attributions[index_of_row[i]];
+    e.status = e.summary.status;
+    if (!e.status.isOk() || !row.mol) continue;
+    e.elements = chem::atomSymbols(*row.mol);
+    e.attributions.assign(e.elements.size(), 0.0);
+    for (size_t k = 0; k < e.summary.atoms.size() && k < row.atom_of_node.size(); ++k)
+      e.attributions[static_cast<size_t>(row.atom_of_node[k])] = e.summary.atoms[k];
+  }
+  if (error) *error = Status::ok();
+  return out;
+}
+
+Status writeExplanations(const std::string& path, const std::vector<ExplainedMolecule>& molecules) {
+  AtomicFile atoms(path);
+  if (!atoms.isOpen()) return atoms.openStatus();
+  data::CsvWriter a(atoms.stream());
+  a.row({"row", "id", "smiles", "atom_index", "element", "attribution"});
+  for (const auto& m : molecules)
+    for (size_t i = 0; i < m.attributions.size(); ++i)
+      a.row({std::to_string(m.row), m.id, m.input, std::to_string(i), m.elements[i], data::CsvWriter::number(float(m.attributions[i]))});
+  if (Status s = atoms.commit(); !s.isOk()) return s;
+  AtomicFile mols(path + ".molecules.csv");
+  if (!mols.isOpen()) return mols.openStatus();
+  data::CsvWriter w(mols.stream());
+  w.row({"row", "id", "smiles", "status", "prediction", "baseline_prediction", "sum", "completeness_gap", "message"});
+  for (const auto& m : molecules) {
+    const bool ok = m.status.isOk();
+    auto num = [&](double v) { return ok ? data::CsvWriter::number(float(v)) : std::string(); };
+    w.row({std::to_string(m.row), m.id, m.input, statusCodeName(m.status.code()), num(m.summary.prediction),
+           num(m.summary.baseline_prediction), num(m.summary.sum), num(m.summary.completeness_gap), ok ? "" : m.status.message()});
+  }
+  return mols.commit();
+}
+
+Result<ExplainJobSummary> runExplain(const ExplainJobOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ExplainJobSummary summary;
+  summary.model_path = options.model.empty() ? defaultModelPath() : options.model;
+  if (summary.model_path.empty()) return Status(StatusCode::InvalidArgument, "no --model given and the bundled default model was not found");
+  if (options.output.empty()) return Status(StatusCode::InvalidArgument, "an output file is needed");
+  auto loaded = model::loadModelWithAdapter(summary.model_path);
+  if (!loaded.isOk()) return loaded.status();
+  summary.target = loaded->model.metadata.outputName(options.attribution.output);
+  auto reader = data::openReader(options.input, options.reader);
+  if (!reader.isOk()) return reader.status();
+  std::vector<data::RawRecord> records;
+  data::RawRecord record;
+  while (reader.value()->next(record)) records.push_back(record);
+  summary.rows = static_cast<int64_t>(records.size());
+  ExplainJobOptions o = options;
+  auto tracker = o.callbacks.memory ? o.callbacks.memory : std::make_shared<engine::TensorMemoryTracker>();
+  o.callbacks.memory = tracker;
+  Status error;
+  summary.molecules = explainRecords(loaded->model, records, o, &error);
+  if (!error.isOk()) return error;
+  summary.peak_tensor_bytes = tracker->peak();
+  for (const auto& m : summary.molecules) {
+    if (!m.status.isOk()) continue;
+    ++summary.explained;
+    if (options.attribution.method == engine::AttributionMethod::IntegratedGradients) {
+      const double span = std::max(std::abs(m.summary.prediction - m.summary.baseline_prediction), 1e-6);
+      summary.max_relative_gap = std::max(summary.max_relative_gap, std::abs(m.summary.completeness_gap) / span);
+    }
+  }
+  if (Status s = writeExplanations(options.output, summary.molecules); !s.isOk()) return s;
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return summary;
+}
+
+}  // namespace gs::jobs

@@ -1,0 +1,49 @@
+#pragma once
+// `graphormer-cli explain` and the app's Explain action: atom attributions for every molecule of
+// a file (or of given records), written as
+//   <output>                 row,id,smiles,atom_index,element,attribution   (one row per atom; atom
+//                            indices are the input SMILES' atom order)
+//   <output>.molecules.csv   row,id,smiles,status,prediction,baseline_prediction,sum,completeness_gap,message
+#include <string>
+#include <vector>
+
+#include "chem/featurize.h"
+#include "data/record_reader.h"
+#include "engine/attribution.h"
+
+namespace gs::jobs {
+
+struct ExplainedMolecule {
+  int64_t row = 0;
+  std::string id, input, canonical;
+  Status status;
+  std::vector<std::string> elements;  // per atom, input order
+  std::vector<double> attributions;   // per atom, input order
+  engine::Attribution summary;        // prediction, baseline, sum, gap (its `atoms` in node order)
+};
+
+struct ExplainJobOptions {
+  std::string model;  // "" = the bundled default model
+  std::string input, output;
+  data::ReaderOptions reader;
+  chem::FeaturizeOptions featurize;
+  engine::AttributionOptions attribution;
+  engine::AttributionCallbacks callbacks;
+};
+
+struct ExplainJobSummary {
+  std::string model_path, target;
+  int64_t rows = 0, explained = 0;
+  double seconds = 0;
+  int64_t peak_tensor_bytes = 0;
+  double max_relative_gap = 0;  // IG: max |gap| / max(|f(x) - f(baseline)|, 1e-6)
+  std::vector<ExplainedMolecule> molecules;
+};
+
+// Explains records already read (the app); `model` is loaded by the caller.
+std::vector<ExplainedMolecule> explainRecords(const model::LoadedModel& model, const std::vector<data::RawRecord>& records,
+                                              const ExplainJobOptions& options, Status* error);
+Result<ExplainJobSummary> runExplain(const ExplainJobOptions& options);
+Status writeExplanations(const std::string& path, const std::vector<ExplainedMolecule>& molecules);
+
+}  // namespace gs::jobs
