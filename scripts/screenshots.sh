@@ -5,6 +5,7 @@
 #   chart-during-run.png   the live memory chart while RDKit's NCI set (4,999 molecules) runs
 #   invalid-rows.png       a table with rows that cannot be read, statuses and reasons
 #   compare.png            the Compare tab: five modes, fine-tuning workload, 256 NCI molecules
+#   explain-heatmap.png    integrated-gradients attributions of one molecule as a heatmap
 # Uses the bundled default model unless GRAPHORMER_DEFAULT_MODEL says otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,6 +85,18 @@ sleep 45
 import -window root "$out/compare.png"
 kill $app; wait $app 2>/dev/null || true
 rm -f "$out/.nci256.smi"
+
+# 5. An explanation: integrated gradients for 4-nitroaniline, drawn as a heatmap.
+start_app
+paste_text 'Nc1ccc(cc1)[N+](=O)[O-] 4-nitroaniline\nCC(=O)Oc1ccccc1C(=O)O aspirin\nO=C1C=CC(=O)C=C1 benzoquinone\n'
+xdotool key ctrl+Return
+sleep 3
+xdotool mousemove 700 120 click 1   # select the first row
+sleep 0.5
+xdotool key ctrl+e
+sleep 6
+import -window root "$out/explain-heatmap.png"
+kill $app; wait $app 2>/dev/null || true
 DRIVE
 xvfb-run -a -s "-screen 0 1440x900x24" bash "$XDG_CONFIG_HOME/drive.sh" "$out"
 echo "screenshots in $out"

@@ -145,6 +145,47 @@ void InferenceWorker::compare(const RunInput& input, const CompareRequest& reque
                                         : QString::fromStdString(results.status().message()));
 }
 
+void InferenceWorker::explain(const std::vector<data::RawRecord>& records, const ExplainRequest& request,
+                              const RunSettings& settings) {
+  cancelled_.store(false);
+  if (!impl_->loaded) {
+    Q_EMIT explainFailed(tr("No model is loaded."));
+    return;
+  }
+  jobs::ExplainJobOptions o;
+  auto method = engine::parseAttributionMethod(request.method.toStdString());
+  if (!method.isOk()) {
+    Q_EMIT explainFailed(QString::fromStdString(method.status().message()));
+    return;
+  }
+  auto& a = o.attribution;
+  a.method = method.value();
+  a.steps = std::max(1, request.steps);
+  a.checkpoint_ratio = request.checkpoint_ratio;
+  a.device = settings.device.toStdString();
+  a.threads = settings.threads;
+  a.batch_size = std::max(1, std::min(settings.batch_size, 64));
+  if (!engine::parsePrecision(settings.precision.toStdString(), &a.precision) || a.precision == engine::Precision::INT8)
+    a.precision = engine::Precision::FP32;  // int8 weights have no gradients: explain in fp32
+  o.callbacks.memory = tracker_;
+  o.callbacks.cancelled = [this] { return cancelled_.load(); };
+  impl_->session.reset();  // explanations run the shared weights in fp32/bf16
+  QElapsedTimer clock;
+  clock.start();
+  tracker_->resetPeak();
+  Status error;
+  auto molecules = jobs::explainRecords(impl_->loaded->model, records, o, &error);
+  if (!error.isOk()) {
+    Q_EMIT explainFailed(QString::fromStdString(error.toString()));
+    return;
+  }
+  const QString summary = tr("Explained %1 molecule(s) with %2 (%3, checkpoint ratio %4) in %5 s; peak tensor memory %6 MiB")
+                              .arg(molecules.size()).arg(QString::fromUtf8(engine::attributionMethodName(a.method)))
+                              .arg(QString::fromUtf8(engine::precisionName(a.precision))).arg(a.checkpoint_ratio, 0, 'f', 2)
+                              .arg(clock.elapsed() / 1000.0, 0, 'f', 1).arg(tracker_->peak() / 1048576.0, 0, 'f', 1);
+  Q_EMIT explanationsReady(molecules, summary);
+}
+
 void InferenceWorker::run(const RunInput& input, const RunSettings& settings) {
   cancelled_.store(false);
   if (!impl_->loaded) {

@@ -15,6 +15,7 @@
 #include "engine/compare.h"
 #include "engine/memory_probe.h"
 #include "data/record.h"
+#include "jobs/explain_job.h"
 #include "jobs/prediction_table.h"
 
 namespace gs::ui {
@@ -53,6 +54,14 @@ struct CompareRequest {
   int max_molecules = 256;
 };
 
+// Atom attributions for some rows (the Explain action); precision and checkpoint ratio come from
+// the run settings.
+struct ExplainRequest {
+  QString method = QStringLiteral("ig");
+  int steps = 64;
+  double checkpoint_ratio = 0.0;
+};
+
 class InferenceWorker final : public QObject {
   Q_OBJECT
  public:
@@ -69,6 +78,8 @@ class InferenceWorker final : public QObject {
   void loadModel(const QString& path);
   void run(const gs::ui::RunInput& input, const gs::ui::RunSettings& settings);
   void compare(const gs::ui::RunInput& input, const gs::ui::CompareRequest& request, const gs::ui::RunSettings& settings);
+  void explain(const std::vector<gs::data::RawRecord>& records, const gs::ui::ExplainRequest& request,
+               const gs::ui::RunSettings& settings);
 
  Q_SIGNALS:
   void modelLoaded(const gs::ui::ModelCard& card);
@@ -83,6 +94,8 @@ class InferenceWorker final : public QObject {
   void compareModeStarted(int index, int modes, const QString& label);
   void compareModeDone(const gs::engine::ModeResult& result);
   void compareFinished(const QString& message);
+  void explanationsReady(const std::vector<gs::jobs::ExplainedMolecule>& molecules, const QString& summary);
+  void explainFailed(const QString& message);
 
  private:
   // Every record of the input (pasted text or file); false with runFailed emitted on error.
@@ -101,3 +114,4 @@ Q_DECLARE_METATYPE(gs::ui::RunInput)
 Q_DECLARE_METATYPE(gs::jobs::RunInfo)
 Q_DECLARE_METATYPE(gs::ui::CompareRequest)
 Q_DECLARE_METATYPE(gs::engine::ModeResult)
+Q_DECLARE_METATYPE(gs::ui::ExplainRequest)

@@ -28,6 +28,7 @@
 #include <QStandardItemModel>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -74,6 +75,9 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   qRegisterMetaType<std::vector<jobs::PredictedRow>>();
   qRegisterMetaType<CompareRequest>();
   qRegisterMetaType<engine::ModeResult>();
+  qRegisterMetaType<ExplainRequest>();
+  qRegisterMetaType<std::vector<data::RawRecord>>();
+  qRegisterMetaType<std::vector<jobs::ExplainedMolecule>>();
   setWindowTitle(tr("Graphormer Studio"));
   setAcceptDrops(true);
 
@@ -122,7 +126,7 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   tl->addWidget(table_);
   auto* right = new QSplitter(Qt::Horizontal);
   right->addWidget(table_box);
-  right->addWidget(molecule_);
+  right->addWidget(buildMoleculePanel());
   right->setStretchFactor(0, 3);
   right->setStretchFactor(1, 1);
   right->setSizes({700, 300});
@@ -181,6 +185,7 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   });
   connect(worker_, &InferenceWorker::inputRead, this, [this](const std::vector<jobs::PredictedRow>& rows) {
     results_->setInput(rows);
+    explanations_.clear();
     sizeColumns();
     progress_->setRange(0, std::max<int>(1, static_cast<int>(rows.size())));
     progress_->setValue(0);
@@ -224,6 +229,20 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
     Q_EMIT comparisonCompleted();
   });
 
+  connect(worker_, &InferenceWorker::explanationsReady, this,
+          [this](const std::vector<jobs::ExplainedMolecule>& molecules, const QString& summary) {
+            setRunning(false);
+            for (size_t i = 0; i < molecules.size() && i < explain_rows_.size(); ++i) explanations_[explain_rows_[i]] = molecules[i];
+            rate_->setText(summary);
+            showSelected();
+            Q_EMIT explanationCompleted(true);
+          });
+  connect(worker_, &InferenceWorker::explainFailed, this, [this](const QString& message) {
+    setRunning(false);
+    rate_->setText(tr("Explanation failed: %1").arg(message));
+    Q_EMIT explanationCompleted(false);
+  });
+
   restoreSettings();
   QString path = model_path;
   if (path.isEmpty()) path = QSettings().value(QStringLiteral("model/path")).toString();
@@ -238,6 +257,92 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
 }
 
 MainWindow::~MainWindow() { worker_->cancel(); }
+
+QWidget* MainWindow::buildMoleculePanel() {
+  auto* panel = new QWidget;
+  auto* l = new QVBoxLayout(panel);
+  l->setContentsMargins(0, 0, 0, 0);
+  l->addWidget(molecule_, 3);
+  auto* controls = new QHBoxLayout;
+  auto* explain = new QPushButton(tr("Explain selected"));
+  explain->setToolTip(tr("Atom attributions for the selected rows (Ctrl+E); precision and checkpoint ratio from Run settings"));
+  connect(explain, &QPushButton::clicked, this, &MainWindow::explainSelected);
+  explain_method_ = new QComboBox;
+  explain_method_->addItem(tr("Integrated gradients"), QStringLiteral("ig"));
+  explain_method_->addItem(tr("Gradient × input"), QStringLiteral("gradxinput"));
+  explain_method_->addItem(tr("Attention rollout"), QStringLiteral("rollout"));
+  explain_steps_ = new QSpinBox;
+  explain_steps_->setRange(1, 1024);
+  explain_steps_->setValue(64);
+  explain_steps_->setPrefix(tr("steps "));
+  controls->addWidget(explain);
+  controls->addWidget(explain_method_, 1);
+  controls->addWidget(explain_steps_);
+  l->addLayout(controls);
+  atoms_ = new QTableWidget(0, 3);
+  atoms_->setHorizontalHeaderLabels({tr("Atom"), tr("Element"), tr("Attribution")});
+  atoms_->horizontalHeader()->setStretchLastSection(true);
+  atoms_->verticalHeader()->hide();
+  atoms_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  atoms_->setToolTip(tr("Atoms of the selected molecule by the size of their contribution"));
+  l->addWidget(atoms_, 2);
+  auto* files = new QHBoxLayout;
+  auto* picture = new QPushButton(tr("Save picture..."));
+  connect(picture, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save picture"), QStringLiteral("molecule.svg"), tr("SVG (*.svg);;PNG (*.png)"));
+    if (!path.isEmpty() && !molecule_->savePicture(path)) QMessageBox::warning(this, tr("Save picture"), tr("Could not write %1").arg(path));
+  });
+  auto* csv = new QPushButton(tr("Export attributions..."));
+  connect(csv, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export attributions"), QStringLiteral("atoms.csv"), tr("CSV (*.csv)"));
+    QString error;
+    if (!path.isEmpty() && !exportAttributions(path, &error)) QMessageBox::warning(this, tr("Export attributions"), error);
+  });
+  files->addWidget(picture);
+  files->addWidget(csv);
+  l->addLayout(files);
+  return panel;
+}
+
+void MainWindow::explainSelected() {
+  if (running_ || !has_model_) return;
+  std::set<int> rows;
+  for (const auto& index : table_->selectionModel()->selectedRows()) rows.insert(proxy_->mapToSource(index).row());
+  if (rows.empty() && table_->selectionModel()->currentIndex().isValid())
+    rows.insert(proxy_->mapToSource(table_->selectionModel()->currentIndex()).row());
+  std::vector<data::RawRecord> records;
+  explain_rows_.clear();
+  for (int r : rows) {
+    const auto& row = results_->rowAt(r);
+    if (!results_->isDone(r) || !row.status.isOk()) continue;
+    data::RawRecord rec;
+    rec.row = row.row;
+    rec.id = row.id;
+    rec.text = row.input.empty() ? row.canonical : row.input;
+    records.push_back(rec);
+    explain_rows_.push_back(r);
+  }
+  if (records.empty()) {
+    rate_->setText(tr("Select predicted rows to explain."));
+    return;
+  }
+  ExplainRequest request;
+  request.method = explain_method_->currentData().toString();
+  request.steps = explain_steps_->value();
+  request.checkpoint_ratio = checkpoint_->value() / 100.0;
+  setRunning(true);
+  rate_->setText(tr("Explaining %1 molecule(s)...").arg(records.size()));
+  QMetaObject::invokeMethod(worker_, "explain", Qt::QueuedConnection, Q_ARG(std::vector<gs::data::RawRecord>, records),
+                            Q_ARG(gs::ui::ExplainRequest, request), Q_ARG(gs::ui::RunSettings, currentSettings()));
+}
+
+bool MainWindow::exportAttributions(const QString& path, QString* error) const {
+  std::vector<jobs::ExplainedMolecule> all;
+  for (const auto& [row, e] : explanations_) all.push_back(e);
+  const Status s = jobs::writeExplanations(path.toStdString(), all);
+  if (!s.isOk() && error) *error = QString::fromStdString(s.toString());
+  return s.isOk();
+}
 
 QWidget* MainWindow::buildInputPanel() {
   auto* box = new QGroupBox(tr("Molecules"));
@@ -322,8 +427,8 @@ QWidget* MainWindow::buildSettingsPanel() {
   threads_->setSpecialValueText(tr("automatic"));
   checkpoint_ = new QSlider(Qt::Horizontal);
   checkpoint_->setRange(0, 100);
-  checkpoint_note_ = new QLabel(tr("Activation checkpointing saves memory only where gradients are computed "
-                                   "(training, explanations). Plain prediction stores no activations, so it changes nothing here."));
+  checkpoint_note_ = new QLabel(tr("Applies to explanations (and fine-tuning), where gradients are computed: "
+                                   "less memory, more time. Plain prediction stores no activations, so it changes nothing there."));
   checkpoint_note_->setWordWrap(true);
   checkpoint_note_->setStyleSheet(QStringLiteral("color: #666; font-size: 9pt"));
   form->addRow(tr("Device"), device_);
@@ -376,6 +481,7 @@ void MainWindow::buildMenus() {
   auto* run = menuBar()->addMenu(tr("&Run"));
   run->addAction(tr("&Predict"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, &MainWindow::runPrediction);
   run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRun);
+  run->addAction(tr("&Explain selected"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::explainSelected);
 }
 
 void MainWindow::sizeColumns() {
@@ -596,7 +702,30 @@ void MainWindow::showSelected() {
   } else if (results_->isDone(row)) {
     caption += QString::fromStdString(r.status.message());
   }
-  molecule_->setMolecule(QString::fromStdString(r.canonical.empty() ? r.input : r.canonical), caption);
+  auto e = explanations_.find(row);
+  atoms_->setRowCount(0);
+  if (e == explanations_.end() || !e->second.status.isOk()) {
+    molecule_->setMolecule(QString::fromStdString(r.canonical.empty() ? r.input : r.canonical), caption);
+    return;
+  }
+  // Attributions are in the input SMILES' atom order: draw that SMILES.
+  const auto& ex = e->second;
+  caption += tr("| attributions sum %1 (baseline %2)").arg(ex.summary.sum, 0, 'f', 3).arg(ex.summary.baseline_prediction, 0, 'f', 3);
+  molecule_->setMolecule(QString::fromStdString(ex.input.empty() ? r.input : ex.input), caption);
+  molecule_->setAttributions(ex.attributions, card_.target_units.value(0));
+  std::vector<size_t> order(ex.attributions.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return std::abs(ex.attributions[a]) > std::abs(ex.attributions[b]); });
+  atoms_->setRowCount(static_cast<int>(order.size()));
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t i = order[k];
+    auto* value = new QTableWidgetItem(QString::number(ex.attributions[i], 'f', 4));
+    value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    value->setForeground(ex.attributions[i] >= 0 ? QColor(0xB0, 0x20, 0x20) : QColor(0x20, 0x40, 0xB0));
+    atoms_->setItem(static_cast<int>(k), 0, new QTableWidgetItem(QString::number(i)));
+    atoms_->setItem(static_cast<int>(k), 1, new QTableWidgetItem(QString::fromStdString(ex.elements[i])));
+    atoms_->setItem(static_cast<int>(k), 2, value);
+  }
 }
 
 void MainWindow::restoreSettings() {

@@ -5,6 +5,7 @@
 #include <QMainWindow>
 #include <QThread>
 
+#include <map>
 #include <memory>
 
 #include "inference_worker.h"
@@ -20,6 +21,7 @@ class QSortFilterProxyModel;
 class QSpinBox;
 class QTableView;
 class QTabWidget;
+class QTableWidget;
 
 namespace gs::ui {
 
@@ -47,6 +49,9 @@ class MainWindow final : public QMainWindow {
   QTableView* table() const { return table_; }
   MemoryChart* chart() const { return chart_; }
   CompareView* compareView() const { return compare_; }
+  MoleculeView* moleculeView() const { return molecule_; }
+  QTableWidget* atomTable() const { return atoms_; }
+  int explainedRows() const { return static_cast<int>(explanations_.size()); }
   QTabWidget* tabs() const { return tabs_; }
   QPlainTextEdit* input() const { return input_; }
   bool isRunning() const { return running_; }
@@ -64,11 +69,14 @@ class MainWindow final : public QMainWindow {
   void copySelection();
   void pasteInput();
   void runComparison(const gs::ui::CompareRequest& request);
+  void explainSelected();
+  bool exportAttributions(const QString& path, QString* error = nullptr) const;
 
  Q_SIGNALS:
   void runCompleted(bool cancelled);
   void modelReady(bool ok);
   void comparisonCompleted();
+  void explanationCompleted(bool ok);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -78,6 +86,7 @@ class MainWindow final : public QMainWindow {
  private:
   QWidget* buildInputPanel();
   QWidget* buildSettingsPanel();
+  QWidget* buildMoleculePanel();
   void buildMenus();
   void loadModel(const QString& path);
   void refreshPrecisions();
@@ -97,6 +106,11 @@ class MainWindow final : public QMainWindow {
   MoleculeView* molecule_ = nullptr;
   MemoryChart* chart_ = nullptr;
   CompareView* compare_ = nullptr;
+  QTableWidget* atoms_ = nullptr;
+  QComboBox* explain_method_ = nullptr;
+  QSpinBox* explain_steps_ = nullptr;
+  std::map<int, jobs::ExplainedMolecule> explanations_;  // by results row
+  std::vector<int> explain_rows_;                         // rows of the explanation in flight
   QTabWidget* tabs_ = nullptr;
   QPlainTextEdit* input_ = nullptr;
   QLabel* input_file_ = nullptr;

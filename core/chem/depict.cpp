@@ -5,6 +5,10 @@
 #include <GraphMol/MolDraw2D/MolDraw2DUtils.h>
 #include <GraphMol/RWMol.h>
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+
 #include "chem/molecule.h"
 
 namespace gs::chem {
@@ -25,6 +29,45 @@ std::string depictSvg(std::string_view smiles, const DepictOptions& options) {
   } catch (...) {
     return "";
   }
+}
+
+HeatmapDepiction depictHeatmapSvg(std::string_view smiles, const std::vector<double>& values, const DepictOptions& options) {
+  HeatmapDepiction out;
+  auto parsed = parseSmiles(smiles);
+  if (!parsed.mol || values.size() != parsed.mol->getNumAtoms()) return out;
+  try {
+    RDKit::RWMol mol(*parsed.mol);
+    RDDepict::compute2DCoords(mol);
+    RDKit::MolDraw2DUtils::prepareMolForDrawing(mol);
+    RDKit::MolDraw2DSVG drawer(options.width, options.height);
+    if (options.transparent_background) drawer.drawOptions().clearBackground = false;
+    if (options.max_bond_length > 0) drawer.drawOptions().fixedBondLength = options.max_bond_length;
+    drawer.drawOptions().atomHighlightsAreCircles = true;
+    drawer.drawOptions().fillHighlights = true;
+    for (double v : values) out.scale = std::max(out.scale, std::abs(v));
+    std::vector<int> atoms;
+    std::map<int, RDKit::DrawColour> colours;
+    std::map<int, double> radii;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const double t = out.scale > 0 ? std::clamp(values[i] / out.scale, -1.0, 1.0) : 0.0;
+      // White to red (positive) or white to blue (negative).
+      const RDKit::DrawColour c = t >= 0 ? RDKit::DrawColour(1.0, 1.0 - 0.75 * t, 1.0 - 0.75 * t)
+                                         : RDKit::DrawColour(1.0 + 0.75 * t, 1.0 + 0.5 * t, 1.0);
+      atoms.push_back(static_cast<int>(i));
+      colours[static_cast<int>(i)] = c;
+      radii[static_cast<int>(i)] = 0.3 + 0.25 * std::abs(t);
+    }
+    drawer.drawMolecule(mol, "", &atoms, nullptr, &colours, nullptr, &radii);
+    drawer.finishDrawing();
+    out.svg = drawer.getDrawingText();
+    for (size_t i = 0; i < values.size(); ++i) {
+      const auto p = drawer.getDrawCoords(static_cast<int>(i));
+      out.atom_xy.emplace_back(p.x, p.y);
+    }
+  } catch (...) {
+    out = HeatmapDepiction();
+  }
+  return out;
 }
 
 }  // namespace gs::chem

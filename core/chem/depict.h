@@ -3,6 +3,8 @@
 // app's table thumbnails and molecule view. SVG scales sharply to any size.
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace gs::chem {
 
@@ -17,5 +19,16 @@ struct DepictOptions {
 
 // "" when the SMILES cannot be read or drawn. Never throws. Thread-safe.
 std::string depictSvg(std::string_view smiles, const DepictOptions& options = {});
+
+struct HeatmapDepiction {
+  std::string svg;                              // "" on failure
+  std::vector<std::pair<double, double>> atom_xy;  // each atom's drawing position (pixels)
+  double scale = 0;                             // |value| drawn at full colour
+};
+
+// The molecule with each atom highlighted on a diverging scale: blue for negative, red for
+// positive values, white at zero, full colour at max |value| (atoms in the SMILES' order).
+HeatmapDepiction depictHeatmapSvg(std::string_view smiles, const std::vector<double>& atom_values,
+                                  const DepictOptions& options = {});
 
 }  // namespace gs::chem

@@ -7,6 +7,7 @@
 #include <QEventLoop>
 #include <QItemSelectionModel>
 #include <QPlainTextEdit>
+#include <QTableWidget>
 #include <QTableView>
 #include <QTimer>
 
@@ -20,6 +21,7 @@
 #include "compare_view.h"
 #include "main_window.h"
 #include "memory_chart.h"
+#include "molecule_view.h"
 #include "model/checkpoint.h"
 #include "results_model.h"
 
@@ -261,6 +263,29 @@ TEST(MainWindow, CompareTabMeasuresEachModeOnTheCurrentMolecules) {
   // Predictions still work afterwards (the comparison left the weights in FP32).
   ASSERT_TRUE(win.run(QStringLiteral("CCO ethanol\n")));
   EXPECT_TRUE(win.w.resultsModel()->rowAt(0).status.isOk());
+}
+
+TEST(MainWindow, ExplainSelectedRowsShowsAHeatmapAndExportsAttributions) {
+  Window win;
+  ASSERT_TRUE(win.run(QStringLiteral("c1ccccc1N aniline\nOCC ethanol\nC1CC broken\n")));
+  win.w.table()->selectAll();
+  win.w.explainSelected();
+  ASSERT_TRUE(waitFor(&win.w, &MainWindow::explanationCompleted));
+  EXPECT_EQ(win.w.explainedRows(), 2);  // the unreadable row is skipped
+  win.w.table()->selectRow(1);
+  EXPECT_TRUE(win.w.moleculeView()->hasHeatmap());
+  EXPECT_EQ(win.w.atomTable()->rowCount(), 3);  // O, C, C of ethanol
+  EXPECT_NE(win.w.moleculeView()->svg().indexOf("<svg"), -1);
+  const auto path = (tempDir() / "atoms.csv").string();
+  QString error;
+  ASSERT_TRUE(win.w.exportAttributions(QString::fromStdString(path), &error)) << error.toStdString();
+  std::ifstream in(path);
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  EXPECT_EQ(lines, 1 + 7 + 3);  // header, aniline's 7 atoms, ethanol's 3
+  const auto svg = (tempDir() / "heat.svg").string();
+  ASSERT_TRUE(win.w.moleculeView()->savePicture(QString::fromStdString(svg)));
+  EXPECT_GT(fs::file_size(svg), 500u);
 }
 
 // The UI thread's worst stall while 5,000 molecules run: the gap between ticks of a 5 ms timer.
