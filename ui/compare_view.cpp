@@ -14,16 +14,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-// qcustomplot.h is written with Qt's keywords (see memory_chart.cpp); no LibTorch header here.
-#define signals Q_SIGNALS
-#define slots Q_SLOTS
-#define emit Q_EMIT
-#define foreach Q_FOREACH
-#include <qcustomplot.h>
-#undef signals
-#undef slots
-#undef emit
-#undef foreach
+#include "qcustomplot_include.h"
 
 namespace gs::ui {
 namespace {

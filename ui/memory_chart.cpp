@@ -3,17 +3,7 @@
 #include <QDateTime>
 #include <QVBoxLayout>
 
-// qcustomplot.h is written with Qt's keywords, which this target turns off (QT_NO_KEYWORDS, for
-// LibTorch); this file includes no LibTorch header, so the keywords are safe to map here.
-#define signals Q_SIGNALS
-#define slots Q_SLOTS
-#define emit Q_EMIT
-#define foreach Q_FOREACH
-#include <qcustomplot.h>
-#undef signals
-#undef slots
-#undef emit
-#undef foreach
+#include "qcustomplot_include.h"
 
 namespace gs::ui {
 namespace {

@@ -18,6 +18,25 @@
 namespace gs::engine {
 namespace {
 
+// Copies atom k's value (from `value(b, k)`, k = 0..n-1) of every molecule in the batch into its
+// result, in output units, and sets the sum.
+template <typename ValueOf>
+void storeAtoms(const std::vector<const graph::Featurized*>& mols, const std::vector<int>& members, double scale,
+                ValueOf value, std::vector<Attribution>& out) {
+  for (size_t b = 0; b < members.size(); ++b) {
+    Attribution& r = out[members[b]];
+    const int n = mols[members[b]]->numNodes();
+    r.atoms.resize(n);
+    double sum = 0;
+    for (int i = 0; i < n; ++i) {
+      r.atoms[i] = static_cast<float>(value(static_cast<int64_t>(b), i) * scale);
+      sum += r.atoms[i];
+    }
+    r.sum = sum;
+    r.status = Status::ok();
+  }
+}
+
 struct Batch {
   std::vector<int> members;  // molecule indices
   data::GraphBatch graphs;
@@ -94,25 +113,18 @@ void gradientAttributions(model::LoadedModel& lm, const std::vector<const graph:
     grad_sum /= double(steps);
     attr = (delta * grad_sum * mask).sum(-1);
   }
-  const auto a = attr.to(torch::kCPU).contiguous();
+  const auto a = attr.to(torch::kCPU, torch::kDouble).contiguous();
   const auto fxc = fx.to(torch::kCPU);
   const auto fbc = fbase.defined() ? fbase.to(torch::kCPU) : torch::Tensor();
+  auto acc = a.accessor<double, 2>();
+  storeAtoms(mols, batch.members, scale, [&](int64_t b, int i) { return acc[b][1 + i]; }, out);
   for (size_t b = 0; b < batch.members.size(); ++b) {
     Attribution& r = out[batch.members[b]];
-    const int n = mols[batch.members[b]]->numNodes();
-    r.atoms.resize(n);
-    double sum = 0;
-    for (int i = 0; i < n; ++i) {
-      r.atoms[i] = static_cast<float>(a[static_cast<int64_t>(b)][1 + i].item<double>() * scale);
-      sum += r.atoms[i];
-    }
-    r.sum = sum;
     r.prediction = fxc[static_cast<int64_t>(b)].item<double>() * scale + shift;
     if (fbc.defined()) {
       r.baseline_prediction = fbc[static_cast<int64_t>(b)].item<double>() * scale + shift;
-      r.completeness_gap = sum - (r.prediction - r.baseline_prediction);
+      r.completeness_gap = r.sum - (r.prediction - r.baseline_prediction);
     }
-    r.status = Status::ok();
   }
 }
 
@@ -140,19 +152,11 @@ void rolloutAttributions(model::LoadedModel& lm, const std::vector<const graph::
     mixed = mixed / mixed.sum(-1, true);
     rollout = rollout.defined() ? torch::bmm(mixed, rollout) : mixed;
   }
-  for (size_t b = 0; b < batch.members.size(); ++b) {
-    Attribution& r = out[batch.members[b]];
-    const int n = mols[batch.members[b]]->numNodes();
-    r.atoms.resize(n);
-    double sum = 0;
-    for (int i = 0; i < n; ++i) {
-      r.atoms[i] = rollout.defined() ? rollout[static_cast<int64_t>(b)][0][1 + i].item<float>() : 0.0f;
-      sum += r.atoms[i];
-    }
-    r.sum = sum;
-    r.prediction = y[static_cast<int64_t>(b)][output].item<double>() * scale + shift;
-    r.status = Status::ok();
-  }
+  const auto roll = rollout.defined() ? rollout.to(torch::kDouble).contiguous() : torch::zeros({static_cast<int64_t>(batch.members.size()), 1, 1}, torch::kDouble);
+  auto acc = roll.accessor<double, 3>();
+  storeAtoms(mols, batch.members, 1.0, [&](int64_t b, int i) { return rollout.defined() ? acc[b][0][1 + i] : 0.0; }, out);
+  for (size_t b = 0; b < batch.members.size(); ++b)
+    out[batch.members[b]].prediction = y[static_cast<int64_t>(b)][output].item<double>() * scale + shift;
 }
 
 std::vector<double> ranks(const std::vector<double>& v) {

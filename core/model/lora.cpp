@@ -88,25 +88,32 @@ Status saveAdapter(const std::string& path, GraphormerImpl& model, const ModelMe
   return writeSafetensors(path, tensors, header);
 }
 
+namespace {
+
+// The adapter description in a safetensors header.
+Result<LoraSpec> specOf(const std::string& path, const StringMap& header) {
+  auto it = header.find(kAdapterKey);
+  if (it == header.end()) return fail("'" + path + "' is not a LoRA adapter file (no " + kAdapterKey + " in its header)");
+  auto json = JsonValue::parse(it->second);
+  if (!json.isOk()) return fail(path + ": " + json.status().message());
+  auto spec = LoraSpec::fromJson(json.value());
+  if (!spec.isOk()) return Status(spec.status().code(), path + ": " + spec.status().message());
+  return spec;
+}
+
+}  // namespace
+
 Result<LoraSpec> readAdapterSpec(const std::string& path) {
   auto file = readSafetensors(path);
   if (!file.isOk()) return file.status();
-  auto it = file->metadata.find(kAdapterKey);
-  if (it == file->metadata.end()) return fail("'" + path + "' is not a LoRA adapter file (no " + kAdapterKey + " in its header)");
-  auto json = JsonValue::parse(it->second);
-  if (!json.isOk()) return fail(path + ": " + json.status().message());
-  return LoraSpec::fromJson(json.value());
+  return specOf(path, file->metadata);
 }
 
 Status applyAdapter(const std::string& path, LoadedModel& base, const std::string& base_sha256) {
   auto file = readSafetensors(path);
   if (!file.isOk()) return file.status();
-  auto it = file->metadata.find(kAdapterKey);
-  if (it == file->metadata.end()) return fail("'" + path + "' is not a LoRA adapter file (no " + kAdapterKey + " in its header)");
-  auto json = JsonValue::parse(it->second);
-  if (!json.isOk()) return fail(path + ": " + json.status().message());
-  auto spec = LoraSpec::fromJson(json.value());
-  if (!spec.isOk()) return Status(spec.status().code(), path + ": " + spec.status().message());
+  auto spec = specOf(path, file->metadata);
+  if (!spec.isOk()) return spec.status();
   if (!spec->base_sha256.empty() && !base_sha256.empty() && spec->base_sha256 != base_sha256)
     return fail("adapter '" + path + "' was trained on the base model with SHA-256 " + spec->base_sha256 + ", not on '" +
                 base.weights_path + "' (" + base_sha256 + ")");
