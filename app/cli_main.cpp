@@ -29,7 +29,7 @@ const char* kUsage =
     "  predict [--model DIR|FILE] [--adapter FILE] --input FILE --output FILE.csv [--precision fp32|bf16|fp16|int8]\n"
     "          [--batch-size N] [--threads N] [--device cpu|cuda] [--convention official|hf]\n"
     "          [--spatial-pos-max N] [--no-bucketing] [--smiles-column C] [--id-column C] [--no-header]\n"
-    "          [--sdf-id-property P] [--max-atoms N] [--atom-order canonical|as-written] [--quiet]\n"
+    "          [--sdf-id-property P] [--max-atoms N] [--atom-order canonical|as-written] [--memory-budget-mib M] [--quiet]\n"
     "      One CSV row per input row, in input order: row,id,smiles,canonical_smiles,status,<outputs>,message;\n"
     "      a run record (model SHA-256, settings, versions, counts) goes to FILE.csv.json.\n"
     "      Defaults: fp32, batch 32, the model's index convention (official if it names none) and its\n"
@@ -133,7 +133,7 @@ int predictCommand(int argc, char** argv) {
   if (!args.parse(argc, argv, 2,
                   {"--model", "--adapter", "--input", "--output", "--precision", "--batch-size", "--threads", "--device",
                    "--convention", "--spatial-pos-max", "--smiles-column", "--id-column", "--sdf-id-property",
-                   "--max-atoms", "--atom-order"},
+                   "--max-atoms", "--atom-order", "--memory-budget-mib"},
                   {"--no-bucketing", "--no-header", "--quiet", "--verbose"}, &error))
     return fail(error);
   gs::jobs::PredictJobOptions options;
@@ -161,6 +161,12 @@ int predictCommand(int argc, char** argv) {
       !args.getInt("--max-atoms", 512, 1, 100000, &options.featurize.parse.max_atoms, &error))
     return fail(error);
   if (args.has("--spatial-pos-max")) session.spatial_pos_max = spatial_pos_max;
+  int budget_mib = 0;
+  if (!args.getInt("--memory-budget-mib", 0, 0, 1 << 24, &budget_mib, &error)) return fail(error);
+  if (budget_mib > 0) {
+    session.memory_budget_bytes = int64_t{budget_mib} << 20;
+    if (!args.has("--batch-size")) session.plan.max_batch_size = 4096;  // the budget sizes the batches
+  }
   session.plan.bucketing = !args.has("--no-bucketing");
   if (!readAtomOrder(args, &options.featurize.atom_order)) return fail("--atom-order must be 'canonical' or 'as-written'");
   readCommonOptions(args, options.reader);
@@ -170,6 +176,8 @@ int predictCommand(int argc, char** argv) {
   auto summary = gs::jobs::runPredict(options);
   if (!summary.isOk()) return fail(summary.status().toString());
   for (const auto& note : summary->notes) std::cerr << "\nnote: " << note;
+  if (summary->out_of_memory_retries > 0)
+    std::cerr << "\nnote: " << summary->out_of_memory_retries << " batch(es) ran out of memory and were retried in halves";
   std::cerr << "\npredict: " << summary->rows << " rows in " << summary->seconds << " s";
   for (const auto& [name, count] : summary->by_status) std::cerr << ", " << count << " " << name;
   std::cerr << "\nmodel " << options.model << (summary->adapter_path.empty() ? "" : " + " + summary->adapter_path);

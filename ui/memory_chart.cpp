@@ -36,9 +36,12 @@ MemoryChart::MemoryChart(std::shared_ptr<engine::TensorMemoryTracker> tracker, Q
   tensor_ = addGraph(plot_, plot_->yAxis, tr("tensors"), QColor(0x1f, 0x77, 0xb4));
   tensor_peak_ = addGraph(plot_, plot_->yAxis, tr("tensor peak (run)"), QColor(0x1f, 0x77, 0xb4), Qt::DashLine);
   rss_ = addGraph(plot_, plot_->yAxis, tr("process RSS"), QColor(0x2c, 0xa0, 0x2c));
+  reserved_ = addGraph(plot_, plot_->yAxis, tr("CUDA reserved"), QColor(0xff, 0x7f, 0x0e), Qt::DotLine);
   device_ = addGraph(plot_, plot_->yAxis, tr("GPU used (NVML)"), QColor(0x94, 0x67, 0xbd));
-  device_->setVisible(false);
-  device_->removeFromLegend();
+  for (auto* g : {reserved_, device_}) {
+    g->setVisible(false);
+    g->removeFromLegend();
+  }
   rate_ = addGraph(plot_, plot_->yAxis2, tr("molecules / s"), QColor(0xd6, 0x27, 0x28));
   // The legend in a row of its own above the plot, so it never hides the lines.
   plot_->legend->setVisible(true);
@@ -64,8 +67,11 @@ void MemoryChart::setRunning(bool running) {
 void MemoryChart::setCudaDevice(int device) {
   probe_ = std::make_unique<engine::MemoryProbe>(tracker_, device);
   const bool gpu = device >= 0;
-  device_->setVisible(gpu);
-  if (gpu) device_->addToLegend();
+  for (auto* g : {reserved_, device_}) {
+    g->setVisible(gpu);
+    if (gpu) g->addToLegend();
+    else g->removeFromLegend();
+  }
   tensor_->setName(gpu ? tr("CUDA allocated") : tr("tensors"));
   tensor_peak_->setName(gpu ? tr("CUDA peak allocated") : tr("tensor peak (run)"));
 }
@@ -81,9 +87,10 @@ void MemoryChart::sample() {
   if (current >= 0) tensor_->addData(t, current / kMiB);
   if (peak >= 0) tensor_peak_->addData(t, peak / kMiB);
   if (s.rss_bytes >= 0) rss_->addData(t, s.rss_bytes / kMiB);
+  if (s.cuda_reserved_bytes >= 0) reserved_->addData(t, s.cuda_reserved_bytes / kMiB);
   if (s.device_used_bytes >= 0) device_->addData(t, s.device_used_bytes / kMiB);
   rate_->addData(t, running_ ? throughput_ : 0.0);
-  for (auto* g : {tensor_, tensor_peak_, rss_, device_, rate_}) g->data()->removeBefore(t - kWindowSeconds);
+  for (auto* g : {tensor_, tensor_peak_, rss_, reserved_, device_, rate_}) g->data()->removeBefore(t - kWindowSeconds);
   plot_->xAxis->setRange(std::max(0.0, t - kWindowSeconds), std::max(10.0, t));
   plot_->yAxis->rescale(true);
   plot_->yAxis->setRangeLower(0);

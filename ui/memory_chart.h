@@ -33,7 +33,7 @@ class MemoryChart final : public QWidget {
   std::shared_ptr<engine::TensorMemoryTracker> tracker_;
   std::unique_ptr<engine::MemoryProbe> probe_;
   QCustomPlot* plot_ = nullptr;
-  QCPGraph *tensor_ = nullptr, *tensor_peak_ = nullptr, *rss_ = nullptr, *device_ = nullptr, *rate_ = nullptr;
+  QCPGraph *tensor_ = nullptr, *tensor_peak_ = nullptr, *rss_ = nullptr, *reserved_ = nullptr, *device_ = nullptr, *rate_ = nullptr;
   QTimer timer_;
   double t0_ = -1;
   double throughput_ = 0;

@@ -110,6 +110,8 @@ Result<PredictSummary> runPredict(const PredictJobOptions& options) {
   info.adapter_path = summary.adapter_path;
   info.adapter_sha256 = summary.adapter_sha256;
   info.seconds = summary.seconds;
+  info.out_of_memory_retries = session.value()->outOfMemoryRetries();
+  summary.out_of_memory_retries = info.out_of_memory_retries;
   if (Status s = writeRunRecord(options.output, info, summary.rows, summary.by_status); !s.isOk()) return s;
   return summary;
 }

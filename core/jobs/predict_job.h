@@ -21,7 +21,7 @@ struct PredictJobOptions {
   std::string output;  // CSV path; the run record goes to output + ".json"
   data::ReaderOptions reader;
   chem::FeaturizeOptions featurize;
-  engine::SessionOptions session;
+  engine::SessionOptions session;  // memory_budget_bytes sizes batches to a budget
   int chunk_rows = 4096;  // rows featurized and predicted together (bounds memory on big files)
   std::function<void(int64_t rows_done)> progress;
   std::function<bool()> cancelled;
@@ -34,6 +34,7 @@ struct PredictSummary {
   std::string model_sha256;
   std::string adapter_path, adapter_sha256;  // when an adapter was applied
   std::vector<std::string> notes;  // from loading the checkpoint
+  int64_t out_of_memory_retries = 0;  // batches halved and retried after out-of-memory errors
 };
 
 Result<PredictSummary> runPredict(const PredictJobOptions& options);

@@ -69,7 +69,8 @@ Status writeRunRecord(const std::string& csv_path, const RunInfo& m, int64_t row
       .field("libtorch", m.libtorch_version).field("rdkit", m.rdkit_version)
       .endObject()
       .field("rows", rows)
-      .field("seconds", m.seconds);
+      .field("seconds", m.seconds)
+      .field("out_of_memory_retries", m.out_of_memory_retries);
   w.key("counts").beginObject();
   for (const auto& [name, count] : counts) w.field(name, count);
   w.endObject().endObject();

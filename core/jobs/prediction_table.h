@@ -34,6 +34,7 @@ struct RunInfo {
   bool bucketing = true;
   std::string libtorch_version, rdkit_version;
   double seconds = 0;
+  int64_t out_of_memory_retries = 0;  // batches split in halves after an out-of-memory error
 };
 
 std::vector<std::string> predictionHeader(const model::ModelMetadata& metadata, int num_outputs);

@@ -74,4 +74,16 @@ PY
 if GRAPHORMER_DEFAULT_MODEL="$tmp/nowhere" "$cli" predict --input "$tmp/default.smi" --output "$tmp/d2.csv" 2> "$tmp/d2.txt"; then
   echo "a missing default model was accepted"; exit 1; fi
 grep -q "does not exist" "$tmp/d2.txt" || { cat "$tmp/d2.txt"; exit 1; }
+# A memory budget sizes the batches; predictions are the same as with a fixed batch size.
+head -300 /usr/share/RDKit/Data/NCI/first_5K.smi > "$tmp/n300.smi"
+"$cli" predict --input "$tmp/n300.smi" --output "$tmp/budget.csv" --memory-budget-mib 2 --quiet 2>/dev/null
+"$cli" predict --input "$tmp/n300.smi" --output "$tmp/fixed.csv" --quiet 2>/dev/null
+grep -q '"out_of_memory_retries":0' "$tmp/budget.csv.json" || { cat "$tmp/budget.csv.json"; exit 1; }
+python3 - "$tmp/budget.csv" "$tmp/fixed.csv" <<'PY'
+import csv, sys
+a, b = (list(csv.DictReader(open(p))) for p in sys.argv[1:3])
+assert len(a) == len(b) == 300
+assert [r["status"] for r in a] == [r["status"] for r in b]
+assert max(abs(float(x["gap_ev"]) - float(y["gap_ev"])) for x, y in zip(a, b) if x["status"] == "ok") < 1e-4
+PY
 echo "predict CLI: all checks passed"
