@@ -38,30 +38,14 @@
 
 #include "common/resources.h"
 #include "compare_view.h"
+#include "examples.h"
 #include "memory_chart.h"
+#include "molecule_panel.h"
 #include "molecule_view.h"
 #include "results_model.h"
 
 namespace gs::ui {
 namespace {
-
-struct Example {
-  const char* name;
-  const char* text;
-};
-
-const Example kExamples[] = {
-    {"Common drugs",
-     "CC(=O)Oc1ccccc1C(=O)O aspirin\nCC(C)Cc1ccc(cc1)C(C)C(=O)O ibuprofen\nCC(=O)Nc1ccc(O)cc1 paracetamol\n"
-     "CN1C=NC2=C1C(=O)N(C(=O)N2C)C caffeine\nCN1CCC[C@H]1c1cccnc1 nicotine\n"
-     "O=C(O)c1ccccc1O salicylic_acid\nCOc1ccc2nc(S(=O)Cc3ncc(C)c(OC)c3C)[nH]c2c1 omeprazole\n"
-     "CN(C)CCCN1c2ccccc2CCc2ccccc21 imipramine\n"},
-    {"Dyes and conjugated systems",
-     "c1ccc2cc3ccccc3cc2c1 anthracene\nO=C1C=CC(=O)C=C1 benzoquinone\nc1ccc(cc1)N=Nc1ccccc1 azobenzene\n"
-     "C(=C/c1ccccc1)\\c1ccccc1 stilbene\nc1ccc2c(c1)ccc1ccccc12 phenanthrene\nO=C1c2ccccc2C(=O)c2ccccc12 anthraquinone\n"},
-    {"Rows that fail (to see statuses)",
-     "CCO ethanol\nC1CC invalid_unclosed_ring\nc1ccccc1 benzene\nC(C)(C)(C)(C)C pentavalent_carbon\n\n[Na+].[Cl-] salt\nXyz not_smiles\n"},
-};
 
 QString formatCount(qint64 n) { return QLocale().toString(n); }
 
@@ -111,7 +95,12 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   filter_->setClearButtonEnabled(true);
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
 
-  molecule_ = new MoleculeView;
+  molecule_ = new MoleculePanel;
+  connect(molecule_, &MoleculePanel::explainRequested, this, &MainWindow::explainSelected);
+  connect(molecule_, &MoleculePanel::exportAttributionsRequested, this, [this](const QString& path) {
+    QString error;
+    if (!exportAttributions(path, &error)) QMessageBox::warning(this, tr("Export attributions"), error);
+  });
   chart_ = new MemoryChart(worker_->memoryTracker());
   auto* save_chart = new QPushButton(tr("Save chart as PNG..."));
   connect(save_chart, &QPushButton::clicked, this, [this] {
@@ -126,7 +115,7 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   tl->addWidget(table_);
   auto* right = new QSplitter(Qt::Horizontal);
   right->addWidget(table_box);
-  right->addWidget(buildMoleculePanel());
+  right->addWidget(molecule_);
   right->setStretchFactor(0, 3);
   right->setStretchFactor(1, 1);
   right->setSizes({700, 300});
@@ -258,51 +247,8 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
 
 MainWindow::~MainWindow() { worker_->cancel(); }
 
-QWidget* MainWindow::buildMoleculePanel() {
-  auto* panel = new QWidget;
-  auto* l = new QVBoxLayout(panel);
-  l->setContentsMargins(0, 0, 0, 0);
-  l->addWidget(molecule_, 3);
-  auto* controls = new QHBoxLayout;
-  auto* explain = new QPushButton(tr("Explain selected"));
-  explain->setToolTip(tr("Atom attributions for the selected rows (Ctrl+E); precision and checkpoint ratio from Run settings"));
-  connect(explain, &QPushButton::clicked, this, &MainWindow::explainSelected);
-  explain_method_ = new QComboBox;
-  explain_method_->addItem(tr("Integrated gradients"), QStringLiteral("ig"));
-  explain_method_->addItem(tr("Gradient × input"), QStringLiteral("gradxinput"));
-  explain_method_->addItem(tr("Attention rollout"), QStringLiteral("rollout"));
-  explain_steps_ = new QSpinBox;
-  explain_steps_->setRange(1, 1024);
-  explain_steps_->setValue(64);
-  explain_steps_->setPrefix(tr("steps "));
-  controls->addWidget(explain);
-  controls->addWidget(explain_method_, 1);
-  controls->addWidget(explain_steps_);
-  l->addLayout(controls);
-  atoms_ = new QTableWidget(0, 3);
-  atoms_->setHorizontalHeaderLabels({tr("Atom"), tr("Element"), tr("Attribution")});
-  atoms_->horizontalHeader()->setStretchLastSection(true);
-  atoms_->verticalHeader()->hide();
-  atoms_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  atoms_->setToolTip(tr("Atoms of the selected molecule by the size of their contribution"));
-  l->addWidget(atoms_, 2);
-  auto* files = new QHBoxLayout;
-  auto* picture = new QPushButton(tr("Save picture..."));
-  connect(picture, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save picture"), QStringLiteral("molecule.svg"), tr("SVG (*.svg);;PNG (*.png)"));
-    if (!path.isEmpty() && !molecule_->savePicture(path)) QMessageBox::warning(this, tr("Save picture"), tr("Could not write %1").arg(path));
-  });
-  auto* csv = new QPushButton(tr("Export attributions..."));
-  connect(csv, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export attributions"), QStringLiteral("atoms.csv"), tr("CSV (*.csv)"));
-    QString error;
-    if (!path.isEmpty() && !exportAttributions(path, &error)) QMessageBox::warning(this, tr("Export attributions"), error);
-  });
-  files->addWidget(picture);
-  files->addWidget(csv);
-  l->addLayout(files);
-  return panel;
-}
+MoleculeView* MainWindow::moleculeView() const { return molecule_->view(); }
+QTableWidget* MainWindow::atomTable() const { return molecule_->atomTable(); }
 
 void MainWindow::explainSelected() {
   if (running_ || !has_model_) return;
@@ -327,8 +273,8 @@ void MainWindow::explainSelected() {
     return;
   }
   ExplainRequest request;
-  request.method = explain_method_->currentData().toString();
-  request.steps = explain_steps_->value();
+  request.method = molecule_->method();
+  request.steps = molecule_->steps();
   request.checkpoint_ratio = checkpoint_->value() / 100.0;
   setRunning(true);
   rate_->setText(tr("Explaining %1 molecule(s)...").arg(records.size()));
@@ -666,21 +612,11 @@ void MainWindow::copySelection() {
     input_->copy();
     return;
   }
-  std::set<int> rows;
-  for (const auto& index : table_->selectionModel()->selectedRows()) rows.insert(index.row());
-  QString tsv;
-  for (int c = 0; c < results_->columnCount(); ++c)
-    if (c != ResultsModel::StructureColumn) tsv += results_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString() + QLatin1Char('\t');
-  tsv.chop(1);
-  tsv += QLatin1Char('\n');
-  for (int r : rows) {
-    const int source = proxy_->mapToSource(proxy_->index(r, 0)).row();
-    for (int c = 0; c < results_->columnCount(); ++c)
-      if (c != ResultsModel::StructureColumn) tsv += results_->text(source, c) + QLatin1Char('\t');
-    tsv.chop(1);
-    tsv += QLatin1Char('\n');
-  }
-  QApplication::clipboard()->setText(tsv);
+  std::set<int> view_rows;
+  for (const auto& index : table_->selectionModel()->selectedRows()) view_rows.insert(index.row());
+  std::vector<int> rows;  // in the table's order
+  for (int r : view_rows) rows.push_back(proxy_->mapToSource(proxy_->index(r, 0)).row());
+  QApplication::clipboard()->setText(results_->toTsv(rows));
 }
 
 void MainWindow::pasteInput() {
@@ -703,29 +639,13 @@ void MainWindow::showSelected() {
     caption += QString::fromStdString(r.status.message());
   }
   auto e = explanations_.find(row);
-  atoms_->setRowCount(0);
   if (e == explanations_.end() || !e->second.status.isOk()) {
-    molecule_->setMolecule(QString::fromStdString(r.canonical.empty() ? r.input : r.canonical), caption);
+    molecule_->showMolecule(QString::fromStdString(r.canonical.empty() ? r.input : r.canonical), caption);
     return;
   }
-  // Attributions are in the input SMILES' atom order: draw that SMILES.
   const auto& ex = e->second;
   caption += tr("| attributions sum %1 (baseline %2)").arg(ex.summary.sum, 0, 'f', 3).arg(ex.summary.baseline_prediction, 0, 'f', 3);
-  molecule_->setMolecule(QString::fromStdString(ex.input.empty() ? r.input : ex.input), caption);
-  molecule_->setAttributions(ex.attributions, card_.target_units.value(0));
-  std::vector<size_t> order(ex.attributions.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return std::abs(ex.attributions[a]) > std::abs(ex.attributions[b]); });
-  atoms_->setRowCount(static_cast<int>(order.size()));
-  for (size_t k = 0; k < order.size(); ++k) {
-    const size_t i = order[k];
-    auto* value = new QTableWidgetItem(QString::number(ex.attributions[i], 'f', 4));
-    value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    value->setForeground(ex.attributions[i] >= 0 ? QColor(0xB0, 0x20, 0x20) : QColor(0x20, 0x40, 0xB0));
-    atoms_->setItem(static_cast<int>(k), 0, new QTableWidgetItem(QString::number(i)));
-    atoms_->setItem(static_cast<int>(k), 1, new QTableWidgetItem(QString::fromStdString(ex.elements[i])));
-    atoms_->setItem(static_cast<int>(k), 2, value);
-  }
+  molecule_->showExplanation(ex, caption, card_.target_units.value(0));
 }
 
 void MainWindow::restoreSettings() {

@@ -27,6 +27,7 @@ namespace gs::ui {
 
 class CompareView;
 class MemoryChart;
+class MoleculePanel;
 class MoleculeView;
 class ResultsModel;
 
@@ -49,8 +50,8 @@ class MainWindow final : public QMainWindow {
   QTableView* table() const { return table_; }
   MemoryChart* chart() const { return chart_; }
   CompareView* compareView() const { return compare_; }
-  MoleculeView* moleculeView() const { return molecule_; }
-  QTableWidget* atomTable() const { return atoms_; }
+  MoleculeView* moleculeView() const;
+  QTableWidget* atomTable() const;
   int explainedRows() const { return static_cast<int>(explanations_.size()); }
   QTabWidget* tabs() const { return tabs_; }
   QPlainTextEdit* input() const { return input_; }
@@ -86,7 +87,6 @@ class MainWindow final : public QMainWindow {
  private:
   QWidget* buildInputPanel();
   QWidget* buildSettingsPanel();
-  QWidget* buildMoleculePanel();
   void buildMenus();
   void loadModel(const QString& path);
   void refreshPrecisions();
@@ -103,12 +103,9 @@ class MainWindow final : public QMainWindow {
   ResultsModel* results_ = nullptr;
   QSortFilterProxyModel* proxy_ = nullptr;
   QTableView* table_ = nullptr;
-  MoleculeView* molecule_ = nullptr;
+  MoleculePanel* molecule_ = nullptr;
   MemoryChart* chart_ = nullptr;
   CompareView* compare_ = nullptr;
-  QTableWidget* atoms_ = nullptr;
-  QComboBox* explain_method_ = nullptr;
-  QSpinBox* explain_steps_ = nullptr;
   std::map<int, jobs::ExplainedMolecule> explanations_;  // by results row
   std::vector<int> explain_rows_;                         // rows of the explanation in flight
   QTabWidget* tabs_ = nullptr;

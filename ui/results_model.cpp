@@ -34,6 +34,20 @@ QString ResultsModel::text(int row, int column) const {
   return QString::number(r.values[static_cast<size_t>(j)], 'f', 4);
 }
 
+QString ResultsModel::toTsv(const std::vector<int>& rows) const {
+  QStringList lines, fields;
+  for (int c = 0; c < columnCount(); ++c)
+    if (c != StructureColumn) fields << headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+  lines << fields.join(QLatin1Char('\t'));
+  for (int r : rows) {
+    fields.clear();
+    for (int c = 0; c < columnCount(); ++c)
+      if (c != StructureColumn) fields << text(r, c);
+    lines << fields.join(QLatin1Char('\t'));
+  }
+  return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
 QVariant ResultsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
   const int row = index.row(), column = index.column();

@@ -41,6 +41,8 @@ class ResultsModel final : public QAbstractTableModel {
   const std::vector<jobs::PredictedRow>& rows() const { return rows_; }
   // Display text of a cell, as the table shows it (for TSV copy).
   QString text(int row, int column) const;
+  // The header and `rows` (source rows, in the order given) as tab-separated text, depiction left out.
+  QString toTsv(const std::vector<int>& rows) const;
 
  private:
   QPixmap thumbnail(int row) const;

@@ -138,6 +138,11 @@ TEST(ResultsModel, PassesQAbstractItemModelTester) {
   EXPECT_EQ(m.text(15, ResultsModel::StatusColumn), "pending");
   EXPECT_EQ(m.headerData(ResultsModel::FixedColumnCount, Qt::Horizontal, Qt::DisplayRole).toString(), "gap_ev (eV)");
   EXPECT_FALSE(m.data(m.index(0, ResultsModel::StructureColumn), Qt::DecorationRole).value<QPixmap>().isNull());
+  const QStringList tsv = m.toTsv({3, 0}).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  ASSERT_EQ(tsv.size(), 3);
+  EXPECT_TRUE(tsv[0].startsWith(QStringLiteral("Row\tName\tSMILES")));  // no depiction column
+  EXPECT_TRUE(tsv[1].startsWith(QStringLiteral("4\t")));                 // in the order asked
+  EXPECT_TRUE(tsv[1].contains(QStringLiteral("syntax_error")));
   m.setResults(15, {rows.begin(), rows.end()});  // out of range: ignored
   m.clear();
   EXPECT_EQ(m.rowCount(), 0);

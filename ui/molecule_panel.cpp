@@ -1,0 +1,91 @@
+#include "molecule_panel.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "molecule_view.h"
+
+namespace gs::ui {
+
+MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
+  view_ = new MoleculeView;
+  auto* l = new QVBoxLayout(this);
+  l->setContentsMargins(0, 0, 0, 0);
+  l->addWidget(view_, 3);
+  auto* controls = new QHBoxLayout;
+  auto* explain = new QPushButton(tr("Explain selected"));
+  explain->setToolTip(tr("Atom attributions for the selected rows (Ctrl+E); precision and checkpoint ratio from Run settings"));
+  connect(explain, &QPushButton::clicked, this, &MoleculePanel::explainRequested);
+  method_ = new QComboBox;
+  method_->addItem(tr("Integrated gradients"), QStringLiteral("ig"));
+  method_->addItem(tr("Gradient × input"), QStringLiteral("gradxinput"));
+  method_->addItem(tr("Attention rollout"), QStringLiteral("rollout"));
+  steps_ = new QSpinBox;
+  steps_->setRange(1, 1024);
+  steps_->setValue(64);
+  steps_->setPrefix(tr("steps "));
+  controls->addWidget(explain);
+  controls->addWidget(method_, 1);
+  controls->addWidget(steps_);
+  l->addLayout(controls);
+  atoms_ = new QTableWidget(0, 3);
+  atoms_->setHorizontalHeaderLabels({tr("Atom"), tr("Element"), tr("Attribution")});
+  atoms_->horizontalHeader()->setStretchLastSection(true);
+  atoms_->verticalHeader()->hide();
+  atoms_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  atoms_->setToolTip(tr("Atoms of the selected molecule by the size of their contribution"));
+  l->addWidget(atoms_, 2);
+  auto* files = new QHBoxLayout;
+  auto* picture = new QPushButton(tr("Save picture..."));
+  connect(picture, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save picture"), QStringLiteral("molecule.svg"), tr("SVG (*.svg);;PNG (*.png)"));
+    if (!path.isEmpty() && !view_->savePicture(path)) QMessageBox::warning(this, tr("Save picture"), tr("Could not write %1").arg(path));
+  });
+  auto* csv = new QPushButton(tr("Export attributions..."));
+  connect(csv, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export attributions"), QStringLiteral("atoms.csv"), tr("CSV (*.csv)"));
+    if (!path.isEmpty()) Q_EMIT exportAttributionsRequested(path);
+  });
+  files->addWidget(picture);
+  files->addWidget(csv);
+  l->addLayout(files);
+}
+
+QString MoleculePanel::method() const { return method_->currentData().toString(); }
+int MoleculePanel::steps() const { return steps_->value(); }
+
+void MoleculePanel::showMolecule(const QString& smiles, const QString& caption) {
+  atoms_->setRowCount(0);
+  view_->setMolecule(smiles, caption);
+}
+
+void MoleculePanel::showExplanation(const jobs::ExplainedMolecule& ex, const QString& caption, const QString& unit) {
+  view_->setMolecule(QString::fromStdString(ex.input), caption);
+  view_->setAttributions(ex.attributions, unit);
+  std::vector<size_t> order(ex.attributions.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return std::abs(ex.attributions[a]) > std::abs(ex.attributions[b]); });
+  atoms_->setRowCount(static_cast<int>(order.size()));
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t i = order[k];
+    auto* value = new QTableWidgetItem(QString::number(ex.attributions[i], 'f', 4));
+    value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    value->setForeground(ex.attributions[i] >= 0 ? QColor(0xB0, 0x20, 0x20) : QColor(0x20, 0x40, 0xB0));
+    atoms_->setItem(static_cast<int>(k), 0, new QTableWidgetItem(QString::number(i)));
+    atoms_->setItem(static_cast<int>(k), 1, new QTableWidgetItem(QString::fromStdString(ex.elements[i])));
+    atoms_->setItem(static_cast<int>(k), 2, value);
+  }
+}
+
+}  // namespace gs::ui

@@ -1,0 +1,43 @@
+#pragma once
+// The right-hand panel of the Results tab: the selected molecule (MoleculeView), the Explain
+// controls, the atom table of an explanation (atoms by the size of their contribution) and the
+// picture / attribution export buttons. It shows what MainWindow gives it; the explanations
+// themselves run in the worker.
+#include <QWidget>
+
+#include "jobs/explain_job.h"
+
+class QComboBox;
+class QSpinBox;
+class QTableWidget;
+
+namespace gs::ui {
+
+class MoleculeView;
+
+class MoleculePanel final : public QWidget {
+  Q_OBJECT
+ public:
+  explicit MoleculePanel(QWidget* parent = nullptr);
+
+  void showMolecule(const QString& smiles, const QString& caption);
+  // The molecule as its input SMILES (the attributions' atom order) with the heatmap.
+  void showExplanation(const jobs::ExplainedMolecule& explanation, const QString& caption, const QString& unit);
+
+  QString method() const;  // "ig", "gradxinput", "rollout"
+  int steps() const;
+  MoleculeView* view() const { return view_; }
+  QTableWidget* atomTable() const { return atoms_; }
+
+ Q_SIGNALS:
+  void explainRequested();
+  void exportAttributionsRequested(const QString& path);
+
+ private:
+  MoleculeView* view_ = nullptr;
+  QComboBox* method_ = nullptr;
+  QSpinBox* steps_ = nullptr;
+  QTableWidget* atoms_ = nullptr;
+};
+
+}  // namespace gs::ui
