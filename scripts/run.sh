@@ -13,7 +13,13 @@ fi
 example=resources/examples/quickstart.smi
 echo "== no display: graphormer-cli predict --input $example (bundled default model)"
 ./build/app/graphormer-cli predict --input "$example" --output /tmp/graphormer-quickstart.csv --quiet
-column -s, -t < /tmp/graphormer-quickstart.csv | cut -c1-150
+python3 - /tmp/graphormer-quickstart.csv <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+print(f"{'row':>4}  {'name':<16} {'status':<16} {rows[0][5]:>10}  smiles")
+for r in rows[1:]:
+    print(f"{r[0]:>4}  {r[1][:16]:<16} {r[4]:<16} {r[5][:8]:>10}  {r[2]}")
+PY
 cat <<MSG
 
 No display was found, so the desktop app was not started (run this script from a desktop
