@@ -64,7 +64,7 @@ const char* kUsage =
     "      changes memory only with --workload train (forward + backward, as in fine-tuning).\n"
     "\n"
     "  explain --input FILE --output atoms.csv [--model M] [--method ig|gradxinput|rollout] [--steps N]\n"
-    "          [--baseline-scale X] [--target-index K] [--checkpoint-ratio R] [--precision fp32|bf16|fp16]\n"
+    "          [--baseline mean|zero] [--target-index K] [--checkpoint-ratio R] [--precision fp32|bf16|fp16]\n"
     "          [--batch-size N] [--threads N] [--device D]\n"
     "      Per-atom attributions of the prediction: one row per atom (row,id,smiles,atom_index,element,\n"
     "      attribution; atom indices in the input SMILES' order) and atoms.csv.molecules.csv with the\n"
@@ -381,7 +381,7 @@ int explainCommand(int argc, char** argv) {
   gs::app::CliArgs args;
   std::string error;
   if (!args.parse(argc, argv, 2,
-                  {"--input", "--output", "--model", "--method", "--steps", "--baseline-scale", "--target-index",
+                  {"--input", "--output", "--model", "--method", "--steps", "--baseline", "--target-index",
                    "--checkpoint-ratio", "--precision", "--batch-size", "--threads", "--device", "--smiles-column",
                    "--id-column", "--atom-order"},
                   {"--no-header", "--quiet"}, &error))
@@ -399,11 +399,14 @@ int explainCommand(int argc, char** argv) {
       !args.getInt("--target-index", 0, 0, 4096, &a.output, &error) ||
       !args.getInt("--batch-size", 16, 1, 65536, &a.batch_size, &error) ||
       !args.getInt("--threads", 0, 0, 1024, &a.threads, &error) ||
-      !getDouble(args, "--baseline-scale", -10.0, 10.0, &a.baseline_scale, &error) ||
       !getDouble(args, "--checkpoint-ratio", 0.0, 1.0, &a.checkpoint_ratio, &error))
     return fail(error);
   if (!gs::engine::parsePrecision(args.get("--precision", "fp32"), &a.precision) || a.precision == gs::engine::Precision::INT8)
     return fail("--precision must be fp32, bf16 or fp16 (int8 weights have no gradients)");
+  const std::string baseline = args.get("--baseline", "mean");
+  if (baseline != "mean" && baseline != "zero") return fail("--baseline must be 'mean' (each atom replaced by the molecule's mean atom) or 'zero'");
+  a.baseline = baseline == "mean" ? gs::engine::AttributionOptions::Baseline::MeanAtom : gs::engine::AttributionOptions::Baseline::Scaled;
+  a.baseline_scale = 0.0;
   a.device = args.get("--device", "cpu");
   if (!readAtomOrder(args, &o.featurize.atom_order)) return fail("--atom-order must be 'canonical' or 'as-written'");
   readCommonOptions(args, o.reader);

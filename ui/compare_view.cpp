@@ -127,8 +127,6 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   redraw();
 }
 
-void CompareView::setModes(const QString& modes) { modes_->setText(modes); }
-
 void CompareView::started(int modes) {
   results_.clear();
   run_->setEnabled(false);

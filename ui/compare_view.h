@@ -27,7 +27,6 @@ class CompareView final : public QWidget {
   const std::vector<engine::ModeResult>& results() const { return results_; }
   bool exportCsv(const QString& path, QString* error = nullptr) const;
   bool savePng(const QString& path) const;
-  void setModes(const QString& modes);
 
  public Q_SLOTS:
   void started(int modes);

@@ -161,7 +161,8 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
                                   card.description.toHtmlEscaped(), targets.toHtmlEscaped())
                              .arg(card.layers).arg(card.embedding_dim).arg(card.heads)
                              .arg(formatCount(card.parameters), card.convention));
-    model_card_->setToolTip(tr("%1\nSHA-256 %2").arg(card.path, card.sha256));
+    model_card_->setToolTip(tr("%1\nSHA-256 %2").arg(card.path, card.sha256) +
+                            (card.notes.isEmpty() ? QString() : QStringLiteral("\n") + card.notes.join(QLatin1Char('\n'))));
     run_->setEnabled(!running_);
     statusBar()->showMessage(tr("Model: %1 | Device: %2").arg(QFileInfo(card.path).fileName(), device_->currentText()));
     Q_EMIT modelReady(true);

@@ -21,6 +21,14 @@ for m in mols[:2]:
     assert abs(row_sum - s) < 1e-3, (row_sum, s)
 assert mols[2]["message"], mols[2]
 PY
+# The baseline option changes the baseline prediction (zero atom rows vs the mean atom).
+"$cli" explain --input "$tmp/m.smi" --output "$tmp/z.csv" --steps 8 --baseline zero --quiet 2>/dev/null
+python3 - "$tmp/a.csv.molecules.csv" "$tmp/z.csv.molecules.csv" <<'PY'
+import csv, sys
+mean, zero = (list(csv.DictReader(open(p))) for p in sys.argv[1:3])
+assert mean[1]["prediction"] == zero[1]["prediction"]
+assert abs(float(mean[1]["baseline_prediction"]) - float(zero[1]["baseline_prediction"])) > 1e-4, (mean[1], zero[1])
+PY
 "$cli" explain --input "$tmp/m.smi" --output "$tmp/r.csv" --method rollout --quiet 2>/dev/null
 [ "$(tail -n +2 "$tmp/r.csv" | wc -l)" -eq 10 ] || { cat "$tmp/r.csv"; exit 1; }
 if "$cli" explain --input "$tmp/m.smi" --output "$tmp/x.csv" --method shap 2> "$tmp/e.txt"; then echo "unknown method accepted"; exit 1; fi
