@@ -64,11 +64,14 @@ const char* kUsage =
     "      changes memory only with --workload train (forward + backward, as in fine-tuning).\n"
     "\n"
     "  explain --input FILE --output atoms.csv [--model M] [--method ig|gradxinput|rollout] [--steps N]\n"
-    "          [--baseline mean|zero] [--target-index K] [--checkpoint-ratio R] [--precision fp32|bf16|fp16]\n"
-    "          [--batch-size N] [--threads N] [--device D]\n"
+    "          [--baseline mean|carbon|zero] [--target-index K] [--checkpoint-ratio R]\n"
+    "          [--precision fp32|bf16|fp16] [--batch-size N] [--threads N] [--device D]\n"
     "      Per-atom attributions of the prediction: one row per atom (row,id,smiles,atom_index,element,\n"
     "      attribution; atom indices in the input SMILES' order) and atoms.csv.molecules.csv with the\n"
     "      prediction, baseline prediction, sum of attributions and the integrated-gradients completeness gap.\n"
+    "      ig baselines: mean (each atom replaced by the molecule's average atom; default), carbon (each\n"
+    "      heteroatom made a carbon in the same place: what it adds compared with carbon; carbons get 0),\n"
+    "      zero. --steps: gradient evaluations per molecule, placed adaptively along the path (64).\n"
     "\n"
     "--atom-order: chirality tags and the choice among equally short paths depend on the order a SMILES\n"
     "writes the atoms in. 'canonical' (default) renumbers atoms canonically first, so every SMILES of a\n"
@@ -403,10 +406,9 @@ int explainCommand(int argc, char** argv) {
     return fail(error);
   if (!gs::engine::parsePrecision(args.get("--precision", "fp32"), &a.precision) || a.precision == gs::engine::Precision::INT8)
     return fail("--precision must be fp32, bf16 or fp16 (int8 weights have no gradients)");
-  const std::string baseline = args.get("--baseline", "mean");
-  if (baseline != "mean" && baseline != "zero") return fail("--baseline must be 'mean' (each atom replaced by the molecule's mean atom) or 'zero'");
-  a.baseline = baseline == "mean" ? gs::engine::AttributionOptions::Baseline::MeanAtom : gs::engine::AttributionOptions::Baseline::Scaled;
-  a.baseline_scale = 0.0;
+  auto baseline = gs::engine::parseBaseline(args.get("--baseline", "mean"));
+  if (!baseline.isOk()) return fail("--baseline: " + baseline.status().message());
+  a.baseline = baseline.value();
   a.device = args.get("--device", "cpu");
   if (!readAtomOrder(args, &o.featurize.atom_order)) return fail("--atom-order must be 'canonical' or 'as-written'");
   readCommonOptions(args, o.reader);

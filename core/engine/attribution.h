@@ -2,14 +2,20 @@
 // Atom-level explanations of a prediction, batched, for any loaded model and output:
 //   gradxinput — gradient × input on the atom embeddings (each atom's row of the encoder input,
 //                after the embedding layer norm), summed over channels;
-//   ig         — integrated gradients on the same rows from a baseline, the path integral by the
-//                midpoint rule with `steps` gradient evaluations; completeness: the attributions sum to f(x) - f(baseline) up to
-//                the reported gap. Default baseline: every atom row replaced by the molecule's
-//                mean atom row ("an average atom"), so each attribution says how much that atom,
-//                as it is, moves the prediction away from a molecule of average atoms. A zero
-//                baseline is offered but is a poor path for layer-normalised networks: LayerNorm
-//                is scale-invariant, so the output barely changes until the path nears zero,
-//                where it jumps (completeness then needs very many steps);
+//   ig         — integrated gradients on the same rows from a baseline, the path integral by
+//                adaptive Simpson panels with `steps` gradient evaluations per molecule;
+//                completeness: the attributions sum to f(x) - f(baseline) up to the reported gap.
+//                Baselines (AttributionBaseline):
+//                  mean   — every atom row replaced by the molecule's mean atom row ("an average
+//                           atom"): each attribution says how much that atom, as it is, moves the
+//                           prediction away from a molecule of average atoms. The default.
+//                  carbon — every heteroatom made a carbon in the same place (same charge,
+//                           hydrogens, hybridization, aromaticity, ring): each heteroatom's
+//                           attribution is what it adds compared with a carbon there; carbons get
+//                           exactly 0 by construction, so this baseline cannot credit carbons.
+//                  zero   — all-zero atom rows; a poor path for layer-normalised networks:
+//                           LayerNorm is scale-invariant, so the output barely changes until the
+//                           path nears zero, where it jumps (completeness needs many steps);
 //   rollout    — attention rollout (Abnar & Zuidema 2020) from the graph token; no gradients.
 // Gradients run under the chosen precision (autocast) and activation-checkpoint ratio, so an
 // explanation run is where checkpointing saves memory in everyday use. Attributions are in the
@@ -36,12 +42,16 @@ enum class AttributionMethod { IntegratedGradients, GradientTimesInput, Attentio
 const char* attributionMethodName(AttributionMethod m);  // "ig", "gradxinput", "rollout"
 Result<AttributionMethod> parseAttributionMethod(const std::string& name);
 
+enum class AttributionBaseline { MeanAtom, Carbon, Zero };
+const char* baselineName(AttributionBaseline b);  // "mean", "carbon", "zero"
+Result<AttributionBaseline> parseBaseline(const std::string& name);
+
 struct AttributionOptions {
   AttributionMethod method = AttributionMethod::IntegratedGradients;
   int output = 0;        // which model output to explain
-  int steps = 64;        // integrated gradients
-  enum class Baseline { MeanAtom, Scaled } baseline = Baseline::MeanAtom;
-  double baseline_scale = 0.0;  // Baseline::Scaled: the atom rows times this (0 = all-zero atoms)
+  int steps = 64;        // integrated gradients: gradient evaluations per molecule (odd, >= 3: one fewer if even)
+  using Baseline = AttributionBaseline;
+  Baseline baseline = Baseline::MeanAtom;
   Precision precision = Precision::FP32;  // FP32, BF16, FP16 (CUDA)
   double checkpoint_ratio = 0.0;
   int batch_size = 16;

@@ -18,8 +18,10 @@ std::vector<const graph::Featurized*> pointers(const std::vector<graph::Featuriz
 
 // Completeness: sum of attributions = f(x) - f(baseline). The gap is the quadrature error of
 // the path integral, so it must shrink as the steps grow. The fixture's weights make a far
-// steeper function along the path than a trained model (derivatives up to +-5 per unit of the
-// path), so at 64 steps most but not all molecules are within 1 %; see docs/PERFORMANCE.md.
+// steeper path than a trained model (|dF/dalpha| up to 49 over 2 % of the path), which the
+// adaptive panels resolve: at 64 steps nearly every molecule is within 1 %, at 128 every one.
+// The relative gap is undefined where f(x) ~ f(baseline) (e.g. molecules of identical atoms):
+// those are held to an absolute bound instead.
 TEST(Explain, IntegratedGradientsAreCompleteOnTheFixtureWeights) {
   for (const char* variant : {"postln", "preln"}) {
     auto model = model::loadModel(test::fixtureDir() + "/" + variant + "/model.safetensors");
@@ -28,8 +30,8 @@ TEST(Explain, IntegratedGradientsAreCompleteOnTheFixtureWeights) {
     const auto mols = pointers(graphs);
     const auto expected = test::loadExpected(variant);
     ASSERT_TRUE(expected.count("official_spm1024_0"));
-    std::vector<double> median_gap;
-    double worst_64 = 0, worst_128 = 0;
+    std::vector<double> median_gap, worst_gap;
+    std::vector<size_t> within, counted;
     for (int steps : {16, 64, 128}) {
       engine::AttributionOptions o;
       o.steps = steps;
@@ -47,18 +49,23 @@ TEST(Explain, IntegratedGradientsAreCompleteOnTheFixtureWeights) {
         EXPECT_NEAR(r.prediction, expected.at("official_spm1024_0")[i], 1e-4) << i;  // the model's own prediction
         EXPECT_NEAR(r.sum - r.completeness_gap, r.prediction - r.baseline_prediction, 1e-6);
         const double span = std::abs(r.prediction - r.baseline_prediction);
-        if (span > 0.05) gaps.push_back(std::abs(r.completeness_gap) / span);
+        if (span > 0.01) gaps.push_back(std::abs(r.completeness_gap) / span);
+        else if (steps >= 64) EXPECT_LT(std::abs(r.completeness_gap), 1e-3) << variant << " molecule " << i;
       }
       std::sort(gaps.begin(), gaps.end());
       median_gap.push_back(gaps[gaps.size() / 2]);
-      if (steps == 64) worst_64 = gaps.back();
-      if (steps == 128) worst_128 = gaps.back();
-      std::printf("[ measured ] %s, %d steps: completeness gap median %.3f %%, worst %.2f %% (%zu molecules with |f(x) - f(b)| > 0.05)\n",
-                  variant, steps, 100 * gaps[gaps.size() / 2], 100 * gaps.back(), gaps.size());
+      worst_gap.push_back(gaps.back());
+      within.push_back(static_cast<size_t>(std::lower_bound(gaps.begin(), gaps.end(), 0.01) - gaps.begin()));
+      counted.push_back(gaps.size());
+      std::printf("[ measured ] %s, %d steps: completeness gap median %.4f %%, worst %.2f %%, %zu of %zu molecules within 1 %% "
+                  "(those with |f(x) - f(b)| > 0.01)\n", variant, steps, 100 * median_gap.back(), 100 * worst_gap.back(),
+                  within.back(), gaps.size());
     }
-    EXPECT_LT(median_gap[1], 0.01) << variant;  // 64 steps
-    EXPECT_LT(median_gap[2], median_gap[0]);    // converges
-    EXPECT_LT(worst_128, worst_64);
+    EXPECT_LT(median_gap[1], 0.001) << variant;              // 64 steps
+    EXPECT_GE(within[1] * 20, counted[1] * 19) << variant;   // 64 steps: at least 95 % within 1 %
+    EXPECT_LT(worst_gap[2], 0.01) << variant;                // 128 steps: every molecule
+    EXPECT_LT(median_gap[2], median_gap[0]);                  // converges
+    EXPECT_LT(worst_gap[2], worst_gap[1]);
   }
 }
 
