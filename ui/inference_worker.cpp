@@ -158,9 +158,15 @@ void InferenceWorker::explain(const std::vector<data::RawRecord>& records, const
     Q_EMIT explainFailed(QString::fromStdString(method.status().message()));
     return;
   }
+  auto baseline = engine::parseBaseline(request.baseline.toStdString());
+  if (!baseline.isOk()) {
+    Q_EMIT explainFailed(QString::fromStdString(baseline.status().message()));
+    return;
+  }
   auto& a = o.attribution;
   a.method = method.value();
-  a.steps = std::max(1, request.steps);
+  a.baseline = baseline.value();
+  a.steps = std::max(3, request.steps);
   a.checkpoint_ratio = request.checkpoint_ratio;
   a.device = settings.device.toStdString();
   a.threads = settings.threads;
@@ -179,8 +185,11 @@ void InferenceWorker::explain(const std::vector<data::RawRecord>& records, const
     Q_EMIT explainFailed(QString::fromStdString(error.toString()));
     return;
   }
+  QString how = QString::fromUtf8(engine::attributionMethodName(a.method));
+  if (a.method == engine::AttributionMethod::IntegratedGradients)
+    how += tr(" from the %1 baseline, %2 steps").arg(QString::fromUtf8(engine::baselineName(a.baseline))).arg(a.steps);
   const QString summary = tr("Explained %1 molecule(s) with %2 (%3, checkpoint ratio %4) in %5 s; peak tensor memory %6 MiB")
-                              .arg(molecules.size()).arg(QString::fromUtf8(engine::attributionMethodName(a.method)))
+                              .arg(molecules.size()).arg(how)
                               .arg(QString::fromUtf8(engine::precisionName(a.precision))).arg(a.checkpoint_ratio, 0, 'f', 2)
                               .arg(clock.elapsed() / 1000.0, 0, 'f', 1).arg(tracker_->peak() / 1048576.0, 0, 'f', 1);
   Q_EMIT explanationsReady(molecules, summary);

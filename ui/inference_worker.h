@@ -59,6 +59,7 @@ struct CompareRequest {
 struct ExplainRequest {
   QString method = QStringLiteral("ig");
   int steps = 64;
+  QString baseline = QStringLiteral("mean");  // integrated gradients: mean, carbon or zero
   double checkpoint_ratio = 0.0;
 };
 

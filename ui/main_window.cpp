@@ -276,6 +276,7 @@ void MainWindow::explainSelected() {
   ExplainRequest request;
   request.method = molecule_->method();
   request.steps = molecule_->steps();
+  request.baseline = molecule_->baseline();
   request.checkpoint_ratio = checkpoint_->value() / 100.0;
   setRunning(true);
   rate_->setText(tr("Explaining %1 molecule(s)...").arg(records.size()));

@@ -31,12 +31,25 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   method_->addItem(tr("Integrated gradients"), QStringLiteral("ig"));
   method_->addItem(tr("Gradient × input"), QStringLiteral("gradxinput"));
   method_->addItem(tr("Attention rollout"), QStringLiteral("rollout"));
+  baseline_ = new QComboBox;
+  baseline_->addItem(tr("vs average atom"), QStringLiteral("mean"));
+  baseline_->addItem(tr("vs carbon"), QStringLiteral("carbon"));
+  baseline_->addItem(tr("vs zero"), QStringLiteral("zero"));
+  baseline_->setToolTip(tr("Integrated-gradients baseline: each atom replaced by the molecule's average atom; each "
+                           "heteroatom made a carbon in its place (carbons then get 0); or all-zero atoms"));
+  connect(method_, &QComboBox::currentIndexChanged, this, [this] {
+    const bool ig = method() == QLatin1String("ig");
+    baseline_->setEnabled(ig);
+    steps_->setEnabled(ig);
+  });
   steps_ = new QSpinBox;
-  steps_->setRange(1, 1024);
+  steps_->setRange(3, 1024);
+  steps_->setToolTip(tr("Gradient evaluations per molecule, placed where the path is steep"));
   steps_->setValue(64);
   steps_->setPrefix(tr("steps "));
   controls->addWidget(explain);
   controls->addWidget(method_, 1);
+  controls->addWidget(baseline_);
   controls->addWidget(steps_);
   l->addLayout(controls);
   atoms_ = new QTableWidget(0, 3);
@@ -64,6 +77,7 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
 
 QString MoleculePanel::method() const { return method_->currentData().toString(); }
 int MoleculePanel::steps() const { return steps_->value(); }
+QString MoleculePanel::baseline() const { return baseline_->currentData().toString(); }
 
 void MoleculePanel::showMolecule(const QString& smiles, const QString& caption) {
   atoms_->setRowCount(0);

@@ -26,6 +26,7 @@ class MoleculePanel final : public QWidget {
 
   QString method() const;  // "ig", "gradxinput", "rollout"
   int steps() const;
+  QString baseline() const;  // "mean", "carbon", "zero"
   MoleculeView* view() const { return view_; }
   QTableWidget* atomTable() const { return atoms_; }
 
@@ -37,6 +38,7 @@ class MoleculePanel final : public QWidget {
   MoleculeView* view_ = nullptr;
   QComboBox* method_ = nullptr;
   QSpinBox* steps_ = nullptr;
+  QComboBox* baseline_ = nullptr;
   QTableWidget* atoms_ = nullptr;
 };
 

@@ -1,7 +1,8 @@
 // A short training run on RDKit's TPSA data (NCI first_5k.tpsa.csv) must learn: its validation MAE
 // is well under the mean predictor's. TPSA is a sum of per-atom contributions with a known answer
 // (RDKit's getTPSAAtomContribs), so the trained model's integrated-gradient attributions on the
-// held-out molecules must rank atoms as those contributions do, and a re-initialised model's must not.
+// held-out molecules must rank atoms as those contributions do (Spearman >= 0.8 over all atoms and
+// over the heteroatoms), and re-initialised models' must not.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -67,64 +68,65 @@ TEST(TrainTpsa, ShortRunBeatsTheMeanPredictorClearly) {
               baseline, mae / baseline, summary->best_epoch);
   EXPECT_LT(mae / baseline, 0.5);
 
-  // Attributions against RDKit's per-atom TPSA contributions over every held-out atom.
+  // Attributions against RDKit's per-atom TPSA contributions over every held-out atom, and over
+  // the heteroatoms alone. The check uses the carbon baseline (each heteroatom compared with a
+  // carbon in its place), whose zero matches TPSA's: carbons get exactly 0 there by construction,
+  // so the all-atom figure is partly fixed by the method (a model whose heteroatoms all come out
+  // positive scores high on it whatever it learnt). The heteroatom figure is not; the check needs
+  // both. With the mean-atom baseline carbons carry part of their neighbours' polarity and, with
+  // ~70 % of atoms tied at zero TPSA, even a perfect polar/non-polar split with unordered carbons
+  // scores only ~0.81 over all atoms.
   std::vector<const graph::Featurized*> held_out;
   std::vector<const chem::MoleculeRow*> held_rows;
   for (size_t i = 0; i < rows.size(); ++i)
     if (i % 6 == 5) held_out.push_back(&*rows[i].features), held_rows.push_back(&rows[i]);
-  auto agreement = [&](const model::LoadedModel& lm, double* worst_gap,
-                       engine::AttributionOptions::Baseline baseline = engine::AttributionBaseline::Carbon) {
+  struct Agreement {
+    double all = 0, heteroatoms = 0, worst_gap = 0;
+    bool passes() const { return all >= 0.8 && heteroatoms >= 0.8; }
+  };
+  auto agreement = [&](const model::LoadedModel& lm, engine::AttributionBaseline baseline) {
     engine::AttributionOptions ao;
     ao.steps = 32;
     ao.baseline = baseline;
     auto a = engine::explain(lm, held_out, ao);
     EXPECT_TRUE(a.isOk()) << a.status().toString();
-    std::vector<double> ours, rdkit, hours, hrdkit;
-    *worst_gap = 0;
+    std::vector<double> ours, rdkit, hetero_ours, hetero_rdkit;
+    Agreement g;
     for (size_t j = 0; j < held_out.size(); ++j) {
       const auto& r = a.value()[j];
       const auto contribs = chem::tpsaContributions(*held_rows[j]->mol);
       const auto symbols = chem::atomSymbols(*held_rows[j]->mol);
       for (size_t k = 0; k < r.atoms.size(); ++k) {
+        const auto atom = static_cast<size_t>(held_rows[j]->atom_of_node[k]);
         ours.push_back(r.atoms[k]);
-        rdkit.push_back(contribs[static_cast<size_t>(held_rows[j]->atom_of_node[k])]);
-        if (symbols[static_cast<size_t>(held_rows[j]->atom_of_node[k])] != "C") {
-          hours.push_back(ours.back());
-          hrdkit.push_back(rdkit.back());
-        }
+        rdkit.push_back(contribs[atom]);
+        if (symbols[atom] != "C") hetero_ours.push_back(r.atoms[k]), hetero_rdkit.push_back(contribs[atom]);
       }
-      const double span = std::max(1e-3, std::abs(r.prediction - r.baseline_prediction));
-      *worst_gap = std::max(*worst_gap, std::abs(r.completeness_gap) / span);
+      const double span = std::abs(r.prediction - r.baseline_prediction);
+      if (span > 0.5) g.worst_gap = std::max(g.worst_gap, std::abs(r.completeness_gap) / span);  // TPSA units (A^2)
+      else EXPECT_LT(std::abs(r.completeness_gap), 0.05);
     }
-    std::printf("[ exp ] hetero-only spearman %.3f over %zu atoms (all %zu)\n", engine::spearman(hours, hrdkit), hours.size(), ours.size());
-    return engine::spearman(ours, rdkit);
+    g.all = engine::spearman(ours, rdkit);
+    g.heteroatoms = engine::spearman(hetero_ours, hetero_rdkit);
+    std::printf("[ measured ] %s baseline: Spearman all %zu atoms %.3f, %zu heteroatoms %.3f; worst completeness gap %.3f %%\n",
+                engine::baselineName(baseline), ours.size(), g.all, hetero_ours.size(), g.heteroatoms, 100 * g.worst_gap);
+    return g;
   };
-  double gap = 0;
-  const double trained = agreement(trainer.model(), &gap);
-  {
-    double g2 = 0;
-    std::printf("[ measured ] mean-atom baseline %.3f\n", agreement(trainer.model(), &g2, engine::AttributionBaseline::MeanAtom));
-  }
-  model::LoadedModel random = trainer.model();
-  random.model = model::Graphormer(random.config);
-  random.model->initializeWeights(99);
-  double random_gap = 0;
-  const double untrained = agreement(random, &random_gap);
-  for (int seed = 1; seed <= 4; ++seed) {
+  std::printf("[ measured ] trained model:\n");
+  const Agreement trained = agreement(trainer.model(), engine::AttributionBaseline::Carbon);
+  agreement(trainer.model(), engine::AttributionBaseline::MeanAtom);  // reported for comparison
+  EXPECT_TRUE(trained.passes()) << trained.all << " " << trained.heteroatoms;
+  EXPECT_LT(trained.worst_gap, 0.01);
+  // Re-initialised models, three seeds: every one must fail the same check.
+  for (uint64_t seed : {99, 1, 2}) {
+    model::LoadedModel random = trainer.model();
     random.model = model::Graphormer(random.config);
     random.model->initializeWeights(seed);
-    std::printf("[ exp ] seed %d carbon %.3f\n", seed, agreement(random, &random_gap));
-    std::printf("[ exp ] seed %d mean %.3f\n", seed, agreement(random, &random_gap, engine::AttributionBaseline::MeanAtom));
+    std::printf("[ measured ] re-initialised model (seed %d):\n", static_cast<int>(seed));
+    const Agreement untrained = agreement(random, engine::AttributionBaseline::Carbon);
+    EXPECT_FALSE(untrained.passes()) << seed;
+    EXPECT_LT(std::abs(untrained.heteroatoms), 0.5) << seed;
   }
-  std::printf("[ measured ] Spearman(IG attributions, RDKit TPSA contributions) over %zu held-out molecules: trained %.3f, "
-              "re-initialised %.3f; worst IG completeness gap %.2f %%\n", held_out.size(), trained, untrained, 100 * gap);
-  // Measured 0.72 (gradient x input 0.70, rollout 0.50) against -0.22 re-initialised. The 0.8 the
-  // product aims for is not reached: with ~70 % of atoms tied at zero TPSA (carbons), even a
-  // perfect split of polar from non-polar atoms with unordered carbons scores only ~0.81, and the
-  // model spreads part of each polar atom's contribution over its neighbours.
-  EXPECT_GE(trained, 0.65);
-  EXPECT_LT(untrained, 0.3);
-  EXPECT_LT(gap, 0.01);
 }
 
 }  // namespace
