@@ -29,6 +29,16 @@ mean, zero = (list(csv.DictReader(open(p))) for p in sys.argv[1:3])
 assert mean[1]["prediction"] == zero[1]["prediction"]
 assert abs(float(mean[1]["baseline_prediction"]) - float(zero[1]["baseline_prediction"])) > 1e-4, (mean[1], zero[1])
 PY
+# Carbon baseline: carbons get exactly zero, the heteroatoms (O of ethanol, N of aniline) do not.
+"$cli" explain --input "$tmp/m.smi" --output "$tmp/c.csv" --steps 16 --baseline carbon --quiet 2>/dev/null
+python3 - "$tmp/c.csv" <<'PY'
+import csv, sys
+atoms = [a for a in csv.DictReader(open(sys.argv[1])) if a["attribution"]]
+assert all(float(a["attribution"]) == 0.0 for a in atoms if a["element"] == "C"), atoms
+assert all(float(a["attribution"]) != 0.0 for a in atoms if a["element"] in ("N", "O")), atoms
+PY
+if "$cli" explain --input "$tmp/m.smi" --output "$tmp/x.csv" --baseline random 2> "$tmp/e.txt"; then echo "unknown baseline accepted"; exit 1; fi
+grep -q "unknown baseline 'random'" "$tmp/e.txt" || { cat "$tmp/e.txt"; exit 1; }
 "$cli" explain --input "$tmp/m.smi" --output "$tmp/r.csv" --method rollout --quiet 2>/dev/null
 [ "$(tail -n +2 "$tmp/r.csv" | wc -l)" -eq 10 ] || { cat "$tmp/r.csv"; exit 1; }
 if "$cli" explain --input "$tmp/m.smi" --output "$tmp/x.csv" --method shap 2> "$tmp/e.txt"; then echo "unknown method accepted"; exit 1; fi

@@ -122,6 +122,46 @@ TEST(Explain, PeakMemoryFallsAsTheCheckpointRatioRises) {
   }
 }
 
+// The carbon baseline compares each heteroatom with a carbon in its place: carbons get exactly 0,
+// heteroatoms do not, and the attributions are still complete.
+TEST(Explain, CarbonBaselineCreditsOnlyHeteroatoms) {
+  auto model = model::loadModel(test::fixtureDir() + "/preln/model.safetensors");
+  ASSERT_TRUE(model.isOk());
+  const auto graphs = test::fixtureGraphs(model->config.multi_hop_max_dist);
+  const auto mols = pointers(graphs);
+  engine::AttributionOptions o;
+  o.baseline = engine::AttributionBaseline::Carbon;
+  auto a = engine::explain(model.value(), mols, o);
+  ASSERT_TRUE(a.isOk()) << a.status().toString();
+  int carbons = 0, heteroatoms = 0, credited = 0, all_carbon = 0;
+  for (size_t i = 0; i < mols.size(); ++i) {
+    const auto& r = a.value()[i];
+    bool any_hetero = false;
+    for (int k = 0; k < mols[i]->numNodes(); ++k) {
+      if (mols[i]->graph.node_feat[k * graph::kAtomFeatures] == 5) {  // OGB atomic number - 1: carbon
+        ++carbons;
+        EXPECT_EQ(r.atoms[k], 0.0f) << i << " " << k;
+      } else {
+        ++heteroatoms;
+        any_hetero = true;
+        credited += std::abs(r.atoms[k]) > 1e-6;
+      }
+    }
+    if (!any_hetero) {  // nothing to change: the baseline is the molecule itself
+      ++all_carbon;
+      EXPECT_NEAR(r.prediction, r.baseline_prediction, 1e-6) << i;
+    } else if (std::abs(r.prediction - r.baseline_prediction) > 0.01) {
+      EXPECT_LT(std::abs(r.completeness_gap), 0.01 * std::abs(r.prediction - r.baseline_prediction)) << i;
+    }
+  }
+  EXPECT_GT(carbons, 100);
+  EXPECT_GT(heteroatoms, 20);
+  EXPECT_GT(credited, heteroatoms * 9 / 10);
+  EXPECT_GT(all_carbon, 0);
+  EXPECT_EQ(engine::parseBaseline("carbon").value(), engine::AttributionBaseline::Carbon);
+  EXPECT_FALSE(engine::parseBaseline("random").isOk());
+}
+
 TEST(Explain, SpearmanHandlesTies) {
   EXPECT_NEAR(engine::spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0, 1e-12);
   EXPECT_NEAR(engine::spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0, 1e-12);
