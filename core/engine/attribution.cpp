@@ -66,9 +66,11 @@ torch::Tensor carbonBaseline(model::GraphEncoderImpl& enc, const Batch& batch, c
 // layer norm), [B] float32.
 torch::Tensor outputFor(model::GraphormerImpl& m, const torch::Tensor& x, const torch::Tensor& bias, int k,
                         const model::LayerRunner& runner, const AttributionOptions& o, const torch::Device& device) {
-  const bool autocast = o.precision == Precision::BF16 || o.precision == Precision::FP16;
+  // A 16-bit copy of the model runs as it is (its activations are 16-bit); autocast otherwise.
+  const auto dtype = bias.scalar_type();
+  const bool autocast = dtype == torch::kFloat && (o.precision == Precision::BF16 || o.precision == Precision::FP16);
   compat::AutocastGuard guard(device.type(), o.precision == Precision::FP16 ? torch::kHalf : torch::kBFloat16, autocast);
-  return m.forwardFromEncoderInput(x, bias, runner).select(1, k).to(torch::kFloat);
+  return m.forwardFromEncoderInput(x.to(dtype), bias, runner).select(1, k).to(torch::kFloat);
 }
 
 // Mask [B, T, 1]: 1 on atom rows, 0 on the graph token and padding.
@@ -160,17 +162,20 @@ std::optional<PathIntegral> integratePath(size_t molecules, int64_t rows, int st
   return out;
 }
 
-void gradientAttributions(model::LoadedModel& lm, const std::vector<const graph::Featurized*>& mols, Batch& batch,
-                          const AttributionOptions& o, const torch::Device& device, std::vector<Attribution>& out,
+// `encoder` runs the layers and the head: the model itself, or its 16-bit copy. The embeddings
+// (and baselines) come from the model in its own precision: they are computed once per batch,
+// off the gradient path.
+void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder, const std::vector<const graph::Featurized*>& mols,
+                          Batch& batch, const AttributionOptions& o, const torch::Device& device, std::vector<Attribution>& out,
                           const AttributionCallbacks& cb) {
-  auto& m = *lm.model;
-  auto& enc = *m.encoder->graph_encoder;
+  auto& m = encoder;
+  auto& enc = *lm.model->encoder->graph_encoder;
   const auto runner = checkpointRunner(lm.config.num_hidden_layers, o.checkpoint_ratio);
   torch::Tensor x, bias;
   {
     torch::NoGradGuard no_grad;
     x = enc.normalizeEmbeddings(enc.graph_node_feature(batch.graphs)).to(torch::kFloat);
-    bias = enc.attentionBias(batch.graphs);
+    bias = enc.attentionBias(batch.graphs).to(m.parameters().front().scalar_type());
   }
   const int64_t t = x.size(1);
   const auto mask = atomMask(mols, batch.members, t, device);
@@ -329,7 +334,15 @@ Result<std::vector<Attribution>> explain(const model::LoadedModel& model, const 
   session.value().reset();
   model::LoadedModel m = model;
   m.model->setInt8(false, nullptr);
+  if (o.method != AttributionMethod::AttentionRollout && (o.precision == Precision::BF16 || o.precision == Precision::FP16))
   m.model->eval();
+  // 16-bit explanations run a 16-bit copy of the weights without autocast, so the activations
+  // backward keeps are 16-bit (autocast keeps FP32 layer-norm and softmax tensors and saves little).
+  model::Graphormer encoder = m.model;
+  if (o.method != AttributionMethod::AttentionRollout && (o.precision == Precision::BF16 || o.precision == Precision::FP16)) {
+    encoder = model::Graphormer(m.model->copyAs(o.precision == Precision::FP16 ? torch::kHalf : torch::kBFloat16, device));
+    encoder->eval();
+  }
   std::vector<Attribution> out(molecules.size());
   std::optional<TensorMemoryScope> scope;
   if (cb.memory) scope.emplace(cb.memory);
@@ -365,7 +378,7 @@ Result<std::vector<Attribution>> explain(const model::LoadedModel& model, const 
     batch.node_offset = data::nodeIndexOffset(collate.convention);
     try {
       if (o.method == AttributionMethod::AttentionRollout) rolloutAttributions(m, molecules, batch, o.output, out);
-      else gradientAttributions(m, molecules, batch, o, device, out, cb);
+      else gradientAttributions(m, *encoder, molecules, batch, o, device, out, cb);
     } catch (const c10::Error& e) {
       for (int i : batch.members) out[i].status = Status(StatusCode::Internal, std::string(e.what_without_backtrace()).substr(0, 200));
     } catch (const std::bad_alloc&) {

@@ -23,11 +23,14 @@ torch::Tensor SelfAttentionImpl::scores(const torch::Tensor& x, const torch::Ten
   const int64_t b = x.size(0), t = x.size(1);
   auto q = (q_proj(x) * scaling_).view({b, t, heads_, head_dim_}).transpose(1, 2);
   auto k = k_proj(x).view({b, t, heads_, head_dim_}).transpose(1, 2);
-  // Attention products stay in fp32 under autocast: they cost T^2*d FLOPs against the
-  // projections' T*d^2, and 16-bit scores lose most of the bias's precision.
+  // Attention products run in the bias's dtype: fp32 under autocast (they cost T^2*d FLOPs
+  // against the projections' T*d^2, and 16-bit scores lose most of the bias's precision); 16-bit
+  // only for a model copied to 16 bits with a 16-bit bias (explanations that store 16-bit
+  // activations).
   compat::AutocastSuspend fp32;
-  return torch::baddbmm(bias.view({b * heads_, t, t}), q.to(torch::kFloat).reshape({b * heads_, t, head_dim_}),
-                        k.to(torch::kFloat).reshape({b * heads_, t, head_dim_}).transpose(1, 2))
+  const auto dtype = bias.scalar_type();
+  return torch::baddbmm(bias.view({b * heads_, t, t}), q.to(dtype).reshape({b * heads_, t, head_dim_}),
+                        k.to(dtype).reshape({b * heads_, t, head_dim_}).transpose(1, 2))
       .view({b, heads_, t, t});
 }
 
@@ -45,7 +48,8 @@ torch::Tensor SelfAttentionImpl::fusedInference(const torch::Tensor& x, const to
 }
 
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& bias) {
-  if (kernels::available() && !torch::GradMode::is_enabled() && x.device().is_cpu() && !is_training() && !capture_)
+  if (kernels::available() && !torch::GradMode::is_enabled() && x.device().is_cpu() && !is_training() && !capture_ &&
+      bias.scalar_type() == torch::kFloat)
     return fusedInference(x, bias);
   const int64_t b = x.size(0), t = x.size(1);
   auto v = v_proj(x).view({b, t, heads_, head_dim_}).transpose(1, 2);
@@ -53,7 +57,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Te
   if (capture_) capture_->push_back(probs.detach().mean(1));
   if (is_training() && dropout_ > 0) probs = torch::dropout(probs, dropout_, true);
   compat::AutocastSuspend fp32;
-  auto out = torch::matmul(probs, v.to(torch::kFloat));  // [B, H, T, d]
+  auto out = torch::matmul(probs, v.to(probs.scalar_type()));  // [B, H, T, d]
   return out_proj(out.transpose(1, 2).reshape({b, t, heads_ * head_dim_}));
 }
 

@@ -84,6 +84,28 @@ torch::Tensor GraphormerImpl::forward(const data::GraphBatch& batch, const Layer
   return forwardFromNodeFeatures(graph.graph_node_feature(batch), graph.attentionBias(batch), runner);
 }
 
+std::shared_ptr<GraphormerImpl> GraphormerImpl::copyAs(torch::ScalarType dtype, const torch::Device& device) {
+  auto copy = std::make_shared<GraphormerImpl>(config_);
+  torch::NoGradGuard no_grad;
+  auto params = copy->named_parameters(true);
+  for (const auto& p : named_parameters(true))
+    if (auto* dst = params.find(p.key())) dst->copy_(p.value());  // adapters have no place in the copy
+  auto buffers = copy->named_buffers(true);
+  for (const auto& b : named_buffers(true))
+    if (auto* dst = buffers.find(b.key())) dst->copy_(b.value());
+  const auto mine = named_modules();
+  const auto theirs = copy->named_modules();
+  for (const auto& m : mine) {
+    auto* linear = m.value()->as<LinearImpl>();
+    if (!linear || !linear->hasLora()) continue;
+    if (auto* dst = theirs.find(m.key()))
+      (*dst)->as<LinearImpl>()->weight.add_(linear->lora_B.mm(linear->lora_A), linear->loraScale());
+  }
+  copy->to(device, dtype);
+  copy->train(is_training());
+  return copy;
+}
+
 void GraphormerImpl::initializeWeights(uint64_t seed) {
   torch::NoGradGuard no_grad;
   auto generator = at::detail::createCPUGenerator(seed);
