@@ -94,58 +94,73 @@ struct PathPoint {
 struct PathIntegral {
   torch::Tensor attributions;  // [B, T] double: the integral of each row's share
   torch::Tensor f0;            // [B] float: the output at the baseline
+  std::vector<int> points;     // gradient evaluations per molecule
 };
 
 // Integrates the gradient along alpha in [0, 1] by adaptive Simpson panels, one grid per molecule.
-// A quarter of the `steps` gradient evaluations go to a uniform grid of panels; each further pair
-// splits the molecule's panel whose Simpson sum misses F(b) - F(a) the most (the outputs come with
-// the gradients, from the same forward, so the choice costs nothing). Paths of steep models have
-// narrow spikes (on the fixture weights |dF/dalpha| reaches 49 over 2 % of the path) that a
-// uniform rule resolves only with hundreds of steps. Uses an odd number of points, at most `steps`
-// (at least 3). `evaluate(alphas, points)` fills f and atoms at one alpha per molecule.
+// Paths of steep models have narrow spikes (on the fixture weights |dF/dalpha| reaches 49 over 2 %
+// of the path) that a uniform rule resolves only with hundreds of steps, while a trained model's
+// path is smooth. So: a quarter of the budget goes to a uniform grid of panels for every molecule;
+// then, round by round, each molecule whose gap is not yet within kTolerance splits the panel
+// whose Simpson sum misses F(b) - F(a) the most (two new points; the outputs come with the
+// gradients, from the same forward, so the choice costs nothing). The budget is pooled over the
+// batch: `steps` points per molecule on average, a molecule whose gap is within `tolerance` of
+// |F(1) - F(0)| (or of 1 % of the path's variation, if larger) stops and leaves its share to the
+// others, and none takes more than kMaxShare times its share. The gap is exact (sum of the
+// panels' misses), so convergence is known, not estimated.
+// `evaluate(rows, alphas, points)` fills f and atoms at alphas[i] for batch row rows[i].
+constexpr int kMaxShare = 4;
+
 template <typename Evaluate>
-std::optional<PathIntegral> integratePath(size_t molecules, int64_t rows, int steps, const AttributionCallbacks& cb,
-                                          Evaluate evaluate) {
+std::optional<PathIntegral> integratePath(size_t molecules, int64_t rows, int steps, double tolerance,
+                                          const AttributionCallbacks& cb, Evaluate evaluate) {
   steps = std::max(3, steps);
   const int panels = std::max(1, (steps / 4 - 1) / 2);  // of the starting grid: 2 * panels + 1 points
-  const int splits = (steps - (2 * panels + 1)) / 2;
+  int64_t budget = static_cast<int64_t>(molecules) * (steps - (2 * panels + 1));
+  const int max_points = kMaxShare * steps;
   std::vector<std::vector<PathPoint>> grid(molecules);  // sorted by alpha; panels are (2i, 2i+1, 2i+2)
-  std::vector<PathPoint> points(molecules);
-  std::vector<double> alphas(molecules);
-  auto add = [&] {
-    evaluate(alphas, points.data());
-    for (size_t b = 0; b < molecules; ++b) {
-      points[b].alpha = alphas[b];
-      auto& g = grid[b];
-      g.insert(std::upper_bound(g.begin(), g.end(), alphas[b], [](double a, const PathPoint& p) { return a < p.alpha; }),
-               std::move(points[b]));
-      points[b] = PathPoint();
+  auto add = [&](const std::vector<int64_t>& which, const std::vector<double>& alphas) {
+    std::vector<PathPoint> points(which.size());
+    evaluate(which, alphas, points.data());
+    for (size_t i = 0; i < which.size(); ++i) {
+      points[i].alpha = alphas[i];
+      auto& g = grid[static_cast<size_t>(which[i])];
+      g.insert(std::upper_bound(g.begin(), g.end(), alphas[i], [](double a, const PathPoint& p) { return a < p.alpha; }),
+               std::move(points[i]));
     }
     return !(cb.cancelled && cb.cancelled());
   };
-  auto miss = [](const PathPoint& a, const PathPoint& m, const PathPoint& b) {
-    return std::abs((b.f - a.f) - (b.alpha - a.alpha) / 6.0 * (a.slope() + 4.0 * m.slope() + b.slope()));
+  auto miss = [](const PathPoint& a, const PathPoint& m, const PathPoint& b) {  // signed
+    return (a.slope() + 4.0 * m.slope() + b.slope()) * (b.alpha - a.alpha) / 6.0 - (b.f - a.f);
   };
-  for (int j = 0; j <= 2 * panels; ++j) {
-    std::fill(alphas.begin(), alphas.end(), double(j) / (2 * panels));
-    if (!add()) return std::nullopt;
-  }
-  std::vector<double> second(molecules);
-  for (int s = 0; s < splits; ++s) {
+  std::vector<int64_t> all(molecules);
+  std::iota(all.begin(), all.end(), int64_t{0});
+  for (int j = 0; j <= 2 * panels; ++j)
+    if (!add(all, std::vector<double>(molecules, double(j) / (2 * panels)))) return std::nullopt;
+  while (budget > 0) {
+    std::vector<int64_t> which;
+    std::vector<double> first, second;
     for (size_t b = 0; b < molecules; ++b) {
       const auto& g = grid[b];
+      if (static_cast<int>(g.size()) + 2 > max_points) continue;
       size_t worst = 0;
-      double worst_miss = -1;
+      double worst_miss = -1, gap = 0, variation = 0;
       for (size_t i = 0; i + 2 < g.size(); i += 2) {
         const double e = miss(g[i], g[i + 1], g[i + 2]);
-        if (e > worst_miss) worst = i, worst_miss = e;
+        gap += e;
+        variation += std::abs(g[i + 2].f - g[i].f);
+        if (std::abs(e) > worst_miss) worst = i, worst_miss = std::abs(e);
       }
-      alphas[b] = 0.5 * (g[worst].alpha + g[worst + 1].alpha);
-      second[b] = 0.5 * (g[worst + 1].alpha + g[worst + 2].alpha);
+      if (std::abs(gap) <= tolerance * std::max(std::abs(g.back().f - g.front().f), 0.01 * variation)) continue;
+      which.push_back(static_cast<int64_t>(b));
+      first.push_back(0.5 * (g[worst].alpha + g[worst + 1].alpha));
+      second.push_back(0.5 * (g[worst + 1].alpha + g[worst + 2].alpha));
     }
-    if (!add()) return std::nullopt;
-    alphas = second;
-    if (!add()) return std::nullopt;
+    if (which.empty()) break;
+    if (static_cast<int64_t>(2 * which.size()) > budget) which.resize(static_cast<size_t>(budget / 2)), first.resize(which.size()), second.resize(which.size());
+    if (which.empty()) break;
+    budget -= static_cast<int64_t>(2 * which.size());
+    if (!add(which, first) || !add(which, second)) return std::nullopt;
   }
   PathIntegral out;
   out.attributions = torch::zeros({static_cast<int64_t>(molecules), rows}, torch::kDouble);
@@ -154,6 +169,7 @@ std::optional<PathIntegral> integratePath(size_t molecules, int64_t rows, int st
   for (size_t b = 0; b < molecules; ++b) {
     const auto& g = grid[b];
     out.f0[static_cast<int64_t>(b)] = g.front().f;
+    out.points.push_back(static_cast<int>(g.size()));
     for (size_t i = 0; i + 2 < g.size(); i += 2) {
       const double h = (g[i + 2].alpha - g[i].alpha) / 6.0;
       for (int64_t r = 0; r < rows; ++r) acc[b][r] += h * (g[i].atoms[r] + 4.0 * g[i + 1].atoms[r] + g[i + 2].atoms[r]);
@@ -162,9 +178,6 @@ std::optional<PathIntegral> integratePath(size_t molecules, int64_t rows, int st
   return out;
 }
 
-// `encoder` runs the layers and the head: the model itself, or its 16-bit copy. The embeddings
-// (and baselines) come from the model in its own precision: they are computed once per batch,
-// off the gradient path.
 void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder, const std::vector<const graph::Featurized*>& mols,
                           Batch& batch, const AttributionOptions& o, const torch::Device& device, std::vector<Attribution>& out,
                           const AttributionCallbacks& cb) {
@@ -182,6 +195,7 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
   const double scale = lm.metadata.target_std.empty() ? 1.0 : lm.metadata.target_std[o.output];
   const double shift = lm.metadata.target_mean.empty() ? 0.0 : lm.metadata.target_mean[o.output];
   torch::Tensor fx, fbase;
+  std::vector<int> points;
   {
     torch::NoGradGuard no_grad;
     fx = outputFor(m, x, bias, o.output, runner, o, device);
@@ -209,21 +223,26 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
       x0 = x * (1.0 - mask) + atoms0 * mask;
     }
     const auto delta = x - x0;
-    auto path = integratePath(batch.members.size(), t, std::max(2, o.steps), cb, [&](const std::vector<double>& alphas, PathPoint* points) {
+    auto path = integratePath(batch.members.size(), t, o.steps, std::max(0.0, o.tolerance), cb, [&](const std::vector<int64_t>& which, const std::vector<double>& alphas, PathPoint* points) {
+      const bool everyone = static_cast<int64_t>(which.size()) == x.size(0);
+      const auto index = torch::tensor(which, torch::kLong).to(device);
+      auto pick = [&](const torch::Tensor& v) { return everyone ? v : v.index_select(0, index); };
+      const auto d = pick(delta);
       auto a = torch::tensor(alphas, torch::kDouble).to(torch::kFloat).to(device).view({-1, 1, 1});
-      auto xs = (x0 + delta * a).detach().requires_grad_(true);
-      auto f = outputFor(m, xs, bias, o.output, runner, o, device);
+      auto xs = (pick(x0) + d * a).detach().requires_grad_(true);
+      auto f = outputFor(m, xs, pick(bias), o.output, runner, o, device);
       f.sum().backward();
-      const auto c = (delta * xs.grad() * mask).sum(-1).to(torch::kCPU, torch::kDouble).contiguous();
+      const auto c = (d * xs.grad() * pick(mask)).sum(-1).to(torch::kCPU, torch::kDouble).contiguous();
       const auto fc = f.detach().to(torch::kCPU, torch::kDouble).contiguous();
-      for (size_t b = 0; b < alphas.size(); ++b) {
-        points[b].f = fc.data_ptr<double>()[b];
-        points[b].atoms.assign(c.data_ptr<double>() + b * t, c.data_ptr<double>() + (b + 1) * t);
+      for (size_t i = 0; i < which.size(); ++i) {
+        points[i].f = fc.data_ptr<double>()[i];
+        points[i].atoms.assign(c.data_ptr<double>() + i * t, c.data_ptr<double>() + (i + 1) * t);
       }
     });
     if (!path) return;  // cancelled
     attr = path->attributions;
     fbase = path->f0;
+    points = path->points;
   }
   const auto a = attr.to(torch::kCPU, torch::kDouble).contiguous();
   const auto fxc = fx.to(torch::kCPU);
@@ -236,6 +255,7 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
     if (fbc.defined()) {
       r.baseline_prediction = fbc[static_cast<int64_t>(b)].item<double>() * scale + shift;
       r.completeness_gap = r.sum - (r.prediction - r.baseline_prediction);
+      r.steps = points[b];
     }
   }
 }

@@ -68,12 +68,13 @@ Status writeExplanations(const std::string& path, const std::vector<ExplainedMol
   AtomicFile mols(path + ".molecules.csv");
   if (!mols.isOpen()) return mols.openStatus();
   data::CsvWriter w(mols.stream());
-  w.row({"row", "id", "smiles", "status", "prediction", "baseline_prediction", "sum", "completeness_gap", "message"});
+  w.row({"row", "id", "smiles", "status", "prediction", "baseline_prediction", "sum", "completeness_gap", "ig_steps", "message"});
   for (const auto& m : molecules) {
     const bool ok = m.status.isOk();
     auto num = [&](double v) { return ok ? data::CsvWriter::number(float(v)) : std::string(); };
     w.row({std::to_string(m.row), m.id, m.input, statusCodeName(m.status.code()), num(m.summary.prediction),
-           num(m.summary.baseline_prediction), num(m.summary.sum), num(m.summary.completeness_gap), ok ? "" : m.status.message()});
+           num(m.summary.baseline_prediction), num(m.summary.sum), num(m.summary.completeness_gap),
+           ok && m.summary.steps > 0 ? std::to_string(m.summary.steps) : std::string(), ok ? "" : m.status.message()});
   }
   return mols.commit();
 }

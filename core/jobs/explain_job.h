@@ -3,7 +3,7 @@
 // a file (or of given records), written as
 //   <output>                 row,id,smiles,atom_index,element,attribution   (one row per atom; atom
 //                            indices are the input SMILES' atom order)
-//   <output>.molecules.csv   row,id,smiles,status,prediction,baseline_prediction,sum,completeness_gap,message
+//   <output>.molecules.csv   row,id,smiles,status,prediction,baseline_prediction,sum,completeness_gap,ig_steps,message
 #include <string>
 #include <vector>
 

@@ -19,11 +19,11 @@ std::vector<const graph::Featurized*> pointers(const std::vector<graph::Featuriz
 }
 
 // Completeness: sum of attributions = f(x) - f(baseline). The gap is the quadrature error of
-// the path integral, so it must shrink as the steps grow. The fixture's weights make a far
-// steeper path than a trained model (|dF/dalpha| up to 49 over 2 % of the path), which the
-// adaptive panels resolve: at 64 steps nearly every molecule is within 1 %, at 128 every one.
-// The relative gap is undefined where f(x) ~ f(baseline) (e.g. molecules of identical atoms):
-// those are held to an absolute bound instead.
+// the path integral. The fixture's weights make a far steeper path than a trained model
+// (|dF/dalpha| up to 49 over 2 % of the path); the adaptive panels put points there and move the
+// budget from molecules that have converged to those that have not. The relative gap is
+// undefined where f(x) ~ f(baseline) (e.g. molecules of identical atoms): those are held to an
+// absolute bound instead.
 TEST(Explain, IntegratedGradientsAreCompleteOnTheFixtureWeights) {
   for (const char* variant : {"postln", "preln"}) {
     auto model = model::loadModel(test::fixtureDir() + "/" + variant + "/model.safetensors");
@@ -33,8 +33,7 @@ TEST(Explain, IntegratedGradientsAreCompleteOnTheFixtureWeights) {
     const auto expected = test::loadExpected(variant);
     ASSERT_TRUE(expected.count("official_spm1024_0"));
     std::vector<double> median_gap, worst_gap;
-    std::vector<size_t> within, counted;
-    for (int steps : {16, 64, 128}) {
+    for (int steps : {16, 64}) {
       engine::AttributionOptions o;
       o.steps = steps;
       int64_t progress = 0;
@@ -44,12 +43,17 @@ TEST(Explain, IntegratedGradientsAreCompleteOnTheFixtureWeights) {
       ASSERT_TRUE(a.isOk()) << a.status().toString();
       EXPECT_EQ(progress, 64);
       std::vector<double> gaps;
+      int64_t evaluations = 0;
+      int fewest = 1 << 30, most = 0;
       for (size_t i = 0; i < mols.size(); ++i) {
         const auto& r = a.value()[i];
         ASSERT_TRUE(r.status.isOk());
         ASSERT_EQ(static_cast<int>(r.atoms.size()), mols[i]->numNodes());
         EXPECT_NEAR(r.prediction, expected.at("official_spm1024_0")[i], 1e-4) << i;  // the model's own prediction
         EXPECT_NEAR(r.sum - r.completeness_gap, r.prediction - r.baseline_prediction, 1e-6);
+        evaluations += r.steps;
+        fewest = std::min(fewest, r.steps);
+        most = std::max(most, r.steps);
         const double span = std::abs(r.prediction - r.baseline_prediction);
         if (span > 0.01) gaps.push_back(std::abs(r.completeness_gap) / span);
         else if (steps >= 64) EXPECT_LT(std::abs(r.completeness_gap), 1e-3) << variant << " molecule " << i;
@@ -57,17 +61,20 @@ TEST(Explain, IntegratedGradientsAreCompleteOnTheFixtureWeights) {
       std::sort(gaps.begin(), gaps.end());
       median_gap.push_back(gaps[gaps.size() / 2]);
       worst_gap.push_back(gaps.back());
-      within.push_back(static_cast<size_t>(std::lower_bound(gaps.begin(), gaps.end(), 0.01) - gaps.begin()));
-      counted.push_back(gaps.size());
-      std::printf("[ measured ] %s, %d steps: completeness gap median %.4f %%, worst %.2f %%, %zu of %zu molecules within 1 %% "
-                  "(those with |f(x) - f(b)| > 0.01)\n", variant, steps, 100 * median_gap.back(), 100 * worst_gap.back(),
-                  within.back(), gaps.size());
+      std::printf("[ measured ] %s, %d steps: completeness gap median %.4f %%, worst %.3f %% over %zu molecules "
+                  "(|f(x) - f(b)| > 0.01); gradient evaluations per molecule %d to %d, mean %.1f\n", variant, steps,
+                  100 * median_gap.back(), 100 * worst_gap.back(), gaps.size(), fewest, most,
+                  double(evaluations) / double(mols.size()));
+      EXPECT_LE(evaluations, static_cast<int64_t>(steps) * static_cast<int64_t>(mols.size()));  // the budget
+      EXPECT_LE(most, 4 * steps);
+      if (steps == 64) {
+        EXPECT_LT(worst_gap.back(), 0.01) << variant;  // every molecule within 1 %
+        EXPECT_LT(fewest, steps);                      // converged molecules stop early ...
+        EXPECT_GT(most, steps);                        // ... and hard ones get their share
+      }
     }
-    EXPECT_LT(median_gap[1], 0.001) << variant;              // 64 steps
-    EXPECT_GE(within[1] * 20, counted[1] * 19) << variant;   // 64 steps: at least 95 % within 1 %
-    EXPECT_LT(worst_gap[2], 0.01) << variant;                // 128 steps: every molecule
-    EXPECT_LT(median_gap[2], median_gap[0]);                  // converges
-    EXPECT_LT(worst_gap[2], worst_gap[1]);
+    EXPECT_LT(median_gap[1], median_gap[0]) << variant;
+    EXPECT_LT(worst_gap[1], worst_gap[0]) << variant;
   }
 }
 
