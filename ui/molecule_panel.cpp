@@ -32,6 +32,7 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   method_->addItem(tr("Gradient × input"), QStringLiteral("gradxinput"));
   method_->addItem(tr("Attention rollout"), QStringLiteral("rollout"));
   baseline_ = new QComboBox;
+  baseline_->setObjectName(QStringLiteral("explainBaseline"));
   baseline_->addItem(tr("vs average atom"), QStringLiteral("mean"));
   baseline_->addItem(tr("vs carbon"), QStringLiteral("carbon"));
   baseline_->addItem(tr("vs zero"), QStringLiteral("zero"));

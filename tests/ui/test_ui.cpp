@@ -3,6 +3,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QItemSelectionModel>
@@ -291,6 +292,20 @@ TEST(MainWindow, ExplainSelectedRowsShowsAHeatmapAndExportsAttributions) {
   const auto svg = (tempDir() / "heat.svg").string();
   ASSERT_TRUE(win.w.moleculeView()->savePicture(QString::fromStdString(svg)));
   EXPECT_GT(fs::file_size(svg), 500u);
+
+  // From the carbon baseline: ethanol's two carbons get exactly 0, its oxygen does not.
+  auto* baseline = win.w.findChild<QComboBox*>(QStringLiteral("explainBaseline"));
+  ASSERT_NE(baseline, nullptr);
+  baseline->setCurrentIndex(baseline->findData(QStringLiteral("carbon")));
+  win.w.table()->selectRow(1);
+  win.w.explainSelected();
+  ASSERT_TRUE(waitFor(&win.w, &MainWindow::explanationCompleted));
+  ASSERT_EQ(win.w.atomTable()->rowCount(), 3);
+  for (int r = 0; r < 3; ++r) {
+    const double value = win.w.atomTable()->item(r, 2)->text().toDouble();
+    if (win.w.atomTable()->item(r, 1)->text() == QLatin1String("C")) EXPECT_EQ(value, 0.0) << r;
+    else EXPECT_NE(value, 0.0) << r;
+  }
 }
 
 // The UI thread's worst stall while 5,000 molecules run: the gap between ticks of a 5 ms timer.
