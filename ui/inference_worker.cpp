@@ -186,8 +186,15 @@ void InferenceWorker::explain(const std::vector<data::RawRecord>& records, const
     return;
   }
   QString how = QString::fromUtf8(engine::attributionMethodName(a.method));
-  if (a.method == engine::AttributionMethod::IntegratedGradients)
-    how += tr(" from the %1 baseline, %2 steps").arg(QString::fromUtf8(engine::baselineName(a.baseline))).arg(a.steps);
+  if (a.method == engine::AttributionMethod::IntegratedGradients) {
+    int64_t used = 0, explained = 0;
+    for (const auto& m : molecules)
+      if (m.status.isOk()) used += m.summary.steps, ++explained;
+    how += tr(" from the %1 baseline, %2 of %3 steps per molecule")
+               .arg(QString::fromUtf8(engine::baselineName(a.baseline)))
+               .arg(explained ? double(used) / double(explained) : 0.0, 0, 'f', 1)
+               .arg(a.steps);
+  }
   const QString summary = tr("Explained %1 molecule(s) with %2 (%3, checkpoint ratio %4) in %5 s; peak tensor memory %6 MiB")
                               .arg(molecules.size()).arg(how)
                               .arg(QString::fromUtf8(engine::precisionName(a.precision))).arg(a.checkpoint_ratio, 0, 'f', 2)
