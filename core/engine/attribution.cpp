@@ -356,11 +356,16 @@ Result<std::vector<Attribution>> explain(const model::LoadedModel& model, const 
   m.model->setInt8(false, nullptr);
   if (o.method != AttributionMethod::AttentionRollout && (o.precision == Precision::BF16 || o.precision == Precision::FP16))
   m.model->eval();
-  // 16-bit explanations run a 16-bit copy of the weights without autocast, so the activations
-  // backward keeps are 16-bit (autocast keeps FP32 layer-norm and softmax tensors and saves little).
+  // Gradient methods run a copy of the layers and head whose weights need no gradient: backward
+  // then computes input gradients only, and autograd keeps only what those need (no layer inputs
+  // saved for weight gradients). 16-bit explanations make the copy 16-bit and run it without
+  // autocast, so the activations backward keeps are 16-bit too (autocast keeps FP32 layer-norm
+  // and softmax tensors and saves little).
   model::Graphormer encoder = m.model;
-  if (o.method != AttributionMethod::AttentionRollout && (o.precision == Precision::BF16 || o.precision == Precision::FP16)) {
-    encoder = model::Graphormer(m.model->copyAs(o.precision == Precision::FP16 ? torch::kHalf : torch::kBFloat16, device));
+  if (o.method != AttributionMethod::AttentionRollout) {
+    const auto dtype = o.precision == Precision::FP16 ? torch::kHalf : o.precision == Precision::BF16 ? torch::kBFloat16 : torch::kFloat;
+    encoder = model::Graphormer(m.model->copyAs(dtype, device));
+    for (auto& p : encoder->parameters()) p.requires_grad_(false);
     encoder->eval();
   }
   std::vector<Attribution> out(molecules.size());
@@ -404,10 +409,12 @@ Result<std::vector<Attribution>> explain(const model::LoadedModel& model, const 
     } catch (const std::bad_alloc&) {
       for (int i : batch.members) out[i].status = Status(StatusCode::OutOfMemory, "not enough memory for this batch");
     }
-    for (auto& p : m.model->parameters()) p.mutable_grad() = torch::Tensor();
     done += static_cast<int64_t>(planned.size());
     if (cb.progress) cb.progress(done, static_cast<int64_t>(eligible.size()));
   }
+  if (cb.cancelled && cb.cancelled())  // also a batch stopped part-way
+    for (int i : eligible)
+      if (out[i].atoms.empty() && out[i].status.isOk()) out[i].status = Status(StatusCode::Cancelled, "explanation cancelled");
   return out;
 }
 

@@ -194,6 +194,38 @@ TEST(Explain, CarbonBaselineCreditsOnlyHeteroatoms) {
   EXPECT_FALSE(engine::parseBaseline("random").isOk());
 }
 
+// Cancelling part-way through a batch leaves no molecule "ok" without attributions, and the
+// shared weights are left as they were (explanations run on a copy).
+TEST(Explain, CancelPartWayMarksTheBatchAndLeavesTheWeightsAlone) {
+  auto model = model::loadModel(test::fixtureDir() + "/postln/model.safetensors");
+  ASSERT_TRUE(model.isOk());
+  const auto graphs = test::fixtureGraphs(model->config.multi_hop_max_dist);
+  const auto mols = pointers(graphs);
+  double before = 0;
+  for (const auto& p : model->model->parameters()) before += p.sum().item<double>();
+  for (auto precision : {engine::Precision::FP32, engine::Precision::BF16}) {
+    engine::AttributionOptions o;
+    o.precision = precision;
+    o.batch_size = 64;  // one batch: the cancel lands inside it
+    int calls = 0;
+    engine::AttributionCallbacks cb;
+    cb.cancelled = [&] { return ++calls > 5; };
+    auto a = engine::explain(model.value(), mols, o, cb);
+    ASSERT_TRUE(a.isOk());
+    for (const auto& r : a.value()) {
+      EXPECT_EQ(r.status.code(), StatusCode::Cancelled);
+      EXPECT_TRUE(r.atoms.empty());
+    }
+  }
+  double after = 0;
+  for (const auto& p : model->model->parameters()) {
+    after += p.sum().item<double>();
+    EXPECT_TRUE(p.requires_grad());
+    EXPECT_EQ(p.scalar_type(), torch::kFloat);
+  }
+  EXPECT_EQ(before, after);
+}
+
 TEST(Explain, SpearmanHandlesTies) {
   EXPECT_NEAR(engine::spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0, 1e-12);
   EXPECT_NEAR(engine::spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0, 1e-12);
