@@ -45,7 +45,9 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   });
   steps_ = new QSpinBox;
   steps_->setRange(3, 1024);
-  steps_->setToolTip(tr("Gradient evaluations per molecule, placed where the path is steep"));
+  steps_->setToolTip(tr("Integrated gradients: gradient evaluations per molecule on average, placed where the path is "
+                        "steep; a molecule stops once its attributions add up to within 0.1 % and leaves the rest to "
+                        "harder ones"));
   steps_->setValue(64);
   steps_->setPrefix(tr("steps "));
   controls->addWidget(explain);
