@@ -157,7 +157,12 @@ std::optional<PathIntegral> integratePath(size_t molecules, int64_t rows, int st
       second.push_back(0.5 * (g[worst + 1].alpha + g[worst + 2].alpha));
     }
     if (which.empty()) break;
-    if (static_cast<int64_t>(2 * which.size()) > budget) which.resize(static_cast<size_t>(budget / 2)), first.resize(which.size()), second.resize(which.size());
+    const auto affordable = static_cast<size_t>(budget / 2);  // pairs left in the pool
+    if (which.size() > affordable) {
+      which.resize(affordable);
+      first.resize(affordable);
+      second.resize(affordable);
+    }
     if (which.empty()) break;
     budget -= static_cast<int64_t>(2 * which.size());
     if (!add(which, first) || !add(which, second)) return std::nullopt;
@@ -181,8 +186,8 @@ std::optional<PathIntegral> integratePath(size_t molecules, int64_t rows, int st
 void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder, const std::vector<const graph::Featurized*>& mols,
                           Batch& batch, const AttributionOptions& o, const torch::Device& device, std::vector<Attribution>& out,
                           const AttributionCallbacks& cb) {
-  auto& m = encoder;
-  auto& enc = *lm.model->encoder->graph_encoder;
+  auto& m = encoder;                               // layers and head (forward + backward)
+  auto& enc = *lm.model->encoder->graph_encoder;  // embeddings, bias, baselines (no gradients)
   const auto runner = checkpointRunner(lm.config.num_hidden_layers, o.checkpoint_ratio);
   torch::Tensor x, bias;
   {
@@ -195,7 +200,7 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
   const double scale = lm.metadata.target_std.empty() ? 1.0 : lm.metadata.target_std[o.output];
   const double shift = lm.metadata.target_mean.empty() ? 0.0 : lm.metadata.target_mean[o.output];
   torch::Tensor fx, fbase;
-  std::vector<int> points;
+  std::vector<int> steps_used;
   {
     torch::NoGradGuard no_grad;
     fx = outputFor(m, x, bias, o.output, runner, o, device);
@@ -206,8 +211,8 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
     outputFor(m, xi, bias, o.output, runner, o, device).sum().backward();
     attr = (xi.grad() * x * mask).sum(-1);
   } else {
-    // Baseline: atom rows replaced (the molecule's mean atom row, or scaled); the graph token and
-    // padding rows stay as they are.
+    // Baseline: atom rows replaced (the molecule's mean atom row, carbons in place of heteroatoms,
+    // or zero); the graph token and padding rows stay as they are.
     torch::Tensor x0;
     if (o.baseline == AttributionOptions::Baseline::Carbon) {
       torch::NoGradGuard no_grad;
@@ -242,7 +247,7 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
     if (!path) return;  // cancelled
     attr = path->attributions;
     fbase = path->f0;
-    points = path->points;
+    steps_used = path->points;
   }
   const auto a = attr.to(torch::kCPU, torch::kDouble).contiguous();
   const auto fxc = fx.to(torch::kCPU);
@@ -255,7 +260,7 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
     if (fbc.defined()) {
       r.baseline_prediction = fbc[static_cast<int64_t>(b)].item<double>() * scale + shift;
       r.completeness_gap = r.sum - (r.prediction - r.baseline_prediction);
-      r.steps = points[b];
+      r.steps = steps_used[b];
     }
   }
 }
