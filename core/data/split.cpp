@@ -6,24 +6,18 @@
 #include <random>
 #include <unordered_map>
 
+#include "common/named_enum.h"
+
 namespace gs::data {
 
-const char* splitKindName(SplitKind kind) { return kind == SplitKind::Scaffold ? "scaffold" : "random"; }
+namespace {
+constexpr NameTable<SplitKind, 2> kSplitKinds = {{SplitKind::Random, "random"}, {SplitKind::Scaffold, "scaffold"}};
+constexpr NameTable<Subset, 3> kSubsets = {{Subset::Train, "train"}, {Subset::Valid, "valid"}, {Subset::Test, "test"}};
+}  // namespace
 
-Result<SplitKind> parseSplitKind(const std::string& name) {
-  if (name == "random") return SplitKind::Random;
-  if (name == "scaffold") return SplitKind::Scaffold;
-  return Status(StatusCode::InvalidArgument, "unknown split '" + name + "' (random or scaffold)");
-}
-
-const char* subsetName(Subset subset) {
-  switch (subset) {
-    case Subset::Train: return "train";
-    case Subset::Valid: return "valid";
-    case Subset::Test: return "test";
-  }
-  return "train";
-}
+const char* splitKindName(SplitKind kind) { return nameIn(kSplitKinds, kind); }
+Result<SplitKind> parseSplitKind(const std::string& name) { return parseIn(kSplitKinds, name, "split"); }
+const char* subsetName(Subset subset) { return nameIn(kSubsets, subset); }
 
 Result<std::vector<Subset>> splitDataset(size_t n, const SplitOptions& o, const std::vector<std::string>& scaffolds) {
   if (!(o.valid_fraction >= 0 && o.test_fraction >= 0 && o.valid_fraction + o.test_fraction < 1))

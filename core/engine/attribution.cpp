@@ -8,6 +8,7 @@
 #include <numeric>
 #include <optional>
 
+#include "common/named_enum.h"
 #include "data/batch_planner.h"
 #include "data/collate.h"
 #include "engine/activation_checkpoint.h"
@@ -313,35 +314,19 @@ std::vector<double> ranks(const std::vector<double>& v) {
 
 }  // namespace
 
-const char* attributionMethodName(AttributionMethod m) {
-  switch (m) {
-    case AttributionMethod::IntegratedGradients: return "ig";
-    case AttributionMethod::GradientTimesInput: return "gradxinput";
-    case AttributionMethod::AttentionRollout: return "rollout";
-  }
-  return "ig";
-}
+namespace {
+constexpr NameTable<AttributionMethod, 3> kMethods = {{AttributionMethod::IntegratedGradients, "ig"},
+                                                      {AttributionMethod::GradientTimesInput, "gradxinput"},
+                                                      {AttributionMethod::AttentionRollout, "rollout"}};
+constexpr NameTable<AttributionBaseline, 3> kBaselines = {{AttributionBaseline::MeanAtom, "mean"},
+                                                          {AttributionBaseline::Carbon, "carbon"},
+                                                          {AttributionBaseline::Zero, "zero"}};
+}  // namespace
 
-Result<AttributionMethod> parseAttributionMethod(const std::string& name) {
-  for (auto m : {AttributionMethod::IntegratedGradients, AttributionMethod::GradientTimesInput, AttributionMethod::AttentionRollout})
-    if (name == attributionMethodName(m)) return m;
-  return Status(StatusCode::InvalidArgument, "unknown explanation method '" + name + "' (ig, gradxinput or rollout)");
-}
-
-const char* baselineName(AttributionBaseline b) {
-  switch (b) {
-    case AttributionBaseline::MeanAtom: return "mean";
-    case AttributionBaseline::Carbon: return "carbon";
-    case AttributionBaseline::Zero: return "zero";
-  }
-  return "mean";
-}
-
-Result<AttributionBaseline> parseBaseline(const std::string& name) {
-  for (auto b : {AttributionBaseline::MeanAtom, AttributionBaseline::Carbon, AttributionBaseline::Zero})
-    if (name == baselineName(b)) return b;
-  return Status(StatusCode::InvalidArgument, "unknown baseline '" + name + "' (mean, carbon or zero)");
-}
+const char* attributionMethodName(AttributionMethod m) { return nameIn(kMethods, m); }
+Result<AttributionMethod> parseAttributionMethod(const std::string& name) { return parseIn(kMethods, name, "explanation method"); }
+const char* baselineName(AttributionBaseline b) { return nameIn(kBaselines, b); }
+Result<AttributionBaseline> parseBaseline(const std::string& name) { return parseIn(kBaselines, name, "baseline"); }
 
 Result<std::vector<Attribution>> explain(const model::LoadedModel& model, const std::vector<const graph::Featurized*>& molecules,
                                          const AttributionOptions& o, const AttributionCallbacks& cb) {
