@@ -175,7 +175,7 @@ void InferenceWorker::explain(const std::vector<data::RawRecord>& records, const
     a.precision = engine::Precision::FP32;  // int8 weights have no gradients: explain in fp32
   o.callbacks.memory = tracker_;
   o.callbacks.cancelled = [this] { return cancelled_.load(); };
-  impl_->session.reset();  // explanations run the shared weights in fp32/bf16
+  // Explanations run on their own copy of the weights; the prediction session stays as it is.
   QElapsedTimer clock;
   clock.start();
   tracker_->resetPeak();

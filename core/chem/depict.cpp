@@ -13,6 +13,15 @@
 
 namespace gs::chem {
 
+namespace {
+// The drawing options both depictions share.
+void applyOptions(RDKit::MolDraw2DSVG& drawer, const DepictOptions& options) {
+  if (options.transparent_background) drawer.drawOptions().clearBackground = false;
+  drawer.drawOptions().addStereoAnnotation = true;
+  if (options.max_bond_length > 0) drawer.drawOptions().fixedBondLength = options.max_bond_length;
+}
+}  // namespace
+
 std::string depictSvg(std::string_view smiles, const DepictOptions& options) {
   auto parsed = parseSmiles(smiles);
   if (!parsed.mol) return "";
@@ -20,9 +29,7 @@ std::string depictSvg(std::string_view smiles, const DepictOptions& options) {
     RDKit::RWMol mol(*parsed.mol);
     RDDepict::compute2DCoords(mol);
     RDKit::MolDraw2DSVG drawer(options.width, options.height);
-    if (options.transparent_background) drawer.drawOptions().clearBackground = false;
-    drawer.drawOptions().addStereoAnnotation = true;
-    if (options.max_bond_length > 0) drawer.drawOptions().fixedBondLength = options.max_bond_length;
+    applyOptions(drawer, options);
     RDKit::MolDraw2DUtils::prepareAndDrawMolecule(drawer, mol);
     drawer.finishDrawing();
     return drawer.getDrawingText();
@@ -40,8 +47,7 @@ HeatmapDepiction depictHeatmapSvg(std::string_view smiles, const std::vector<dou
     RDDepict::compute2DCoords(mol);
     RDKit::MolDraw2DUtils::prepareMolForDrawing(mol);
     RDKit::MolDraw2DSVG drawer(options.width, options.height);
-    if (options.transparent_background) drawer.drawOptions().clearBackground = false;
-    if (options.max_bond_length > 0) drawer.drawOptions().fixedBondLength = options.max_bond_length;
+    applyOptions(drawer, options);
     drawer.drawOptions().atomHighlightsAreCircles = true;
     drawer.drawOptions().fillHighlights = true;
     for (double v : values) out.scale = std::max(out.scale, std::abs(v));

@@ -64,4 +64,15 @@ MoleculeRow featurizeRecord(const data::RawRecord& record, const FeaturizeOption
   return row;
 }
 
+std::vector<const graph::Featurized*> featurizedMolecules(const std::vector<MoleculeRow>& rows, std::vector<int>* index_of_row) {
+  std::vector<const graph::Featurized*> out;
+  index_of_row->assign(rows.size(), -1);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (!rows[r].features) continue;
+    (*index_of_row)[r] = static_cast<int>(out.size());
+    out.push_back(&*rows[r].features);
+  }
+  return out;
+}
+
 }  // namespace gs::chem

@@ -40,4 +40,8 @@ graph::Featurized featurizeMolecule(const RDKit::ROMol& mol, int multi_hop_max_d
 // Never throws; a record that is malformed or fails to parse yields a row with that status.
 MoleculeRow featurizeRecord(const data::RawRecord& record, const FeaturizeOptions& options = {});
 
+// The featurized molecules of `rows`, in row order, for the engine; index_of_row[r] is row r's
+// position among them, or -1 for a row without features.
+std::vector<const graph::Featurized*> featurizedMolecules(const std::vector<MoleculeRow>& rows, std::vector<int>* index_of_row);
+
 }  // namespace gs::chem

@@ -64,14 +64,16 @@ torch::Tensor carbonBaseline(model::GraphEncoderImpl& enc, const Batch& batch, c
 }
 
 // Raw output `k` for the encoder input x [B, T, C] (graph token and atoms, after the embedding
-// layer norm), [B] float32.
+// layer norm), [B] float32. `m` is the explanation copy of the layers, in the bias's dtype.
 torch::Tensor outputFor(model::GraphormerImpl& m, const torch::Tensor& x, const torch::Tensor& bias, int k,
-                        const model::LayerRunner& runner, const AttributionOptions& o, const torch::Device& device) {
-  // A 16-bit copy of the model runs as it is (its activations are 16-bit); autocast otherwise.
-  const auto dtype = bias.scalar_type();
-  const bool autocast = dtype == torch::kFloat && (o.precision == Precision::BF16 || o.precision == Precision::FP16);
-  compat::AutocastGuard guard(device.type(), o.precision == Precision::FP16 ? torch::kHalf : torch::kBFloat16, autocast);
-  return m.forwardFromEncoderInput(x.to(dtype), bias, runner).select(1, k).to(torch::kFloat);
+                        const model::LayerRunner& runner) {
+  return m.forwardFromEncoderInput(x.to(bias.scalar_type()), bias, runner).select(1, k).to(torch::kFloat);
+}
+
+// De-normalises raw output k: value * scale + shift.
+std::pair<double, double> outputScale(const model::LoadedModel& lm, int k) {
+  return {lm.metadata.target_std.empty() ? 1.0 : lm.metadata.target_std[k],
+          lm.metadata.target_mean.empty() ? 0.0 : lm.metadata.target_mean[k]};
 }
 
 // Mask [B, T, 1]: 1 on atom rows, 0 on the graph token and padding.
@@ -198,18 +200,17 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
   }
   const int64_t t = x.size(1);
   const auto mask = atomMask(mols, batch.members, t, device);
-  const double scale = lm.metadata.target_std.empty() ? 1.0 : lm.metadata.target_std[o.output];
-  const double shift = lm.metadata.target_mean.empty() ? 0.0 : lm.metadata.target_mean[o.output];
+  const auto [scale, shift] = outputScale(lm, o.output);
   torch::Tensor fx, fbase;
   std::vector<int> steps_used;
   {
     torch::NoGradGuard no_grad;
-    fx = outputFor(m, x, bias, o.output, runner, o, device);
+    fx = outputFor(m, x, bias, o.output, runner);
   }
   torch::Tensor attr;
   if (o.method == AttributionMethod::GradientTimesInput) {
     auto xi = x.detach().requires_grad_(true);
-    outputFor(m, xi, bias, o.output, runner, o, device).sum().backward();
+    outputFor(m, xi, bias, o.output, runner).sum().backward();
     attr = (xi.grad() * x * mask).sum(-1);
   } else {
     // Baseline: atom rows replaced (the molecule's mean atom row, carbons in place of heteroatoms,
@@ -236,7 +237,7 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
       const auto d = pick(delta);
       auto a = torch::tensor(alphas, torch::kDouble).to(torch::kFloat).to(device).view({-1, 1, 1});
       auto xs = (pick(x0) + d * a).detach().requires_grad_(true);
-      auto f = outputFor(m, xs, pick(bias), o.output, runner, o, device);
+      auto f = outputFor(m, xs, pick(bias), o.output, runner);
       f.sum().backward();
       const auto c = (d * xs.grad() * pick(mask)).sum(-1).to(torch::kCPU, torch::kDouble).contiguous();
       const auto fc = f.detach().to(torch::kCPU, torch::kDouble).contiguous();
@@ -279,8 +280,7 @@ void rolloutAttributions(model::LoadedModel& lm, const std::vector<const graph::
     y = m.forward(batch.graphs).to(torch::kCPU);
   }
   for (auto* l : layers) l->captureAttention(nullptr);
-  const double scale = lm.metadata.target_std.empty() ? 1.0 : lm.metadata.target_std[output];
-  const double shift = lm.metadata.target_mean.empty() ? 0.0 : lm.metadata.target_mean[output];
+  const auto [scale, shift] = outputScale(lm, output);
   torch::NoGradGuard no_grad;
   torch::Tensor rollout;
   for (const auto& a : attention) {
@@ -333,31 +333,28 @@ Result<std::vector<Attribution>> explain(const model::LoadedModel& model, const 
   if (o.output < 0 || o.output >= model.config.num_classes)
     return Status(StatusCode::InvalidArgument, "the model has no output " + std::to_string(o.output));
   if (o.precision == Precision::INT8) return Status(StatusCode::InvalidArgument, "int8 weights have no gradients: explain in fp32 or bf16");
+  if (o.threads < 0) return Status(StatusCode::InvalidArgument, "threads must be >= 0");
   if (Status s = precisionAvailable(o.precision, o.device); !s.isOk()) return s;
-  SessionOptions so;
-  so.device = o.device;
-  so.threads = o.threads;
-  auto session = InferenceSession::create(model, so);  // validates the device, moves the weights there
-  if (!session.isOk()) return session.status();
-  const torch::Device device(session.value()->deviceName());
-  const data::CollateOptions collate = session.value()->collateOptions();
-  session.value().reset();
-  model::LoadedModel m = model;
-  m.model->setInt8(false, nullptr);
-  if (o.method != AttributionMethod::AttentionRollout && (o.precision == Precision::BF16 || o.precision == Precision::FP16))
-  m.model->eval();
-  // Gradient methods run a copy of the layers and head whose weights need no gradient: backward
-  // then computes input gradients only, and autograd keeps only what those need (no layer inputs
-  // saved for weight gradients). 16-bit explanations make the copy 16-bit and run it without
+  const torch::Device device = parseDevice(o.device).value();  // checked just above
+  const data::CollateOptions collate = collateOptionsFor(model, {});
+  // Explanations run on a copy of the model on the device, in eval mode, FP32 and unpacked, whose
+  // weights need no gradient: backward computes input gradients only, autograd keeps only what
+  // those need (no layer inputs saved for weight gradients), and the shared model is never
+  // touched. 16-bit explanations run the layers and head from a second, 16-bit copy without
   // autocast, so the activations backward keeps are 16-bit too (autocast keeps FP32 layer-norm
-  // and softmax tensors and saves little).
+  // and softmax tensors and saves little); embeddings and baselines stay FP32 (no 16-bit
+  // embedding_bag on the CPU), computed once per batch.
+  auto frozenCopy = [&](torch::ScalarType dtype) {
+    model::Graphormer copy(model.model->copyAs(dtype, device));
+    for (auto& p : copy->parameters()) p.requires_grad_(false);
+    copy->eval();
+    return copy;
+  };
+  model::LoadedModel m = model;
+  m.model = frozenCopy(torch::kFloat);
   model::Graphormer encoder = m.model;
-  if (o.method != AttributionMethod::AttentionRollout) {
-    const auto dtype = o.precision == Precision::FP16 ? torch::kHalf : o.precision == Precision::BF16 ? torch::kBFloat16 : torch::kFloat;
-    encoder = model::Graphormer(m.model->copyAs(dtype, device));
-    for (auto& p : encoder->parameters()) p.requires_grad_(false);
-    encoder->eval();
-  }
+  if (o.method != AttributionMethod::AttentionRollout && (o.precision == Precision::BF16 || o.precision == Precision::FP16))
+    encoder = frozenCopy(o.precision == Precision::FP16 ? torch::kHalf : torch::kBFloat16);
   std::vector<Attribution> out(molecules.size());
   std::optional<TensorMemoryScope> scope;
   if (cb.memory) scope.emplace(cb.memory);
@@ -378,11 +375,7 @@ Result<std::vector<Attribution>> explain(const model::LoadedModel& model, const 
   plan.max_batch_size = std::max(1, o.batch_size);
   int64_t done = 0;
   for (const auto& planned : data::planBatches(sizes, plan)) {
-    if (cb.cancelled && cb.cancelled()) {
-      for (auto& r : out)
-        if (r.atoms.empty() && r.status.isOk()) r.status = Status(StatusCode::Cancelled, "explanation cancelled");
-      break;
-    }
+    if (cb.cancelled && cb.cancelled()) break;
     Batch batch;
     std::vector<const graph::Featurized*> members;
     for (int j : planned) {
@@ -402,7 +395,7 @@ Result<std::vector<Attribution>> explain(const model::LoadedModel& model, const 
     done += static_cast<int64_t>(planned.size());
     if (cb.progress) cb.progress(done, static_cast<int64_t>(eligible.size()));
   }
-  if (cb.cancelled && cb.cancelled())  // also a batch stopped part-way
+  if (cb.cancelled && cb.cancelled())  // the batches not started, and one stopped part-way
     for (int i : eligible)
       if (out[i].atoms.empty() && out[i].status.isOk()) out[i].status = Status(StatusCode::Cancelled, "explanation cancelled");
   return out;

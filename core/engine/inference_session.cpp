@@ -14,6 +14,18 @@ bool isOutOfMemory(const std::string& message) {
   return message.find("out of memory") != std::string::npos || message.find("not enough memory") != std::string::npos;
 }
 
+Status checkPrecision(Precision p, const torch::Device& device) {
+  if (p == Precision::BF16 && !compat::autocastSupports(device.type(), torch::kBFloat16))
+    return {StatusCode::InvalidArgument, "bf16 autocast is not available on " + device.str()};
+  if (p == Precision::FP16 && !compat::autocastSupports(device.type(), torch::kHalf))
+    return {StatusCode::InvalidArgument, "fp16 autocast needs a CUDA device with this LibTorch; use bf16 on the CPU"};
+  if (p == Precision::INT8 && !device.is_cpu())
+    return {StatusCode::InvalidArgument, "int8 dynamic quantisation runs on the CPU only; use fp16 or bf16 on CUDA"};
+  return Status::ok();
+}
+
+}  // namespace
+
 Result<torch::Device> parseDevice(const std::string& name) {
   try {
     torch::Device device(name);
@@ -27,17 +39,13 @@ Result<torch::Device> parseDevice(const std::string& name) {
   }
 }
 
-Status checkPrecision(Precision p, const torch::Device& device) {
-  if (p == Precision::BF16 && !compat::autocastSupports(device.type(), torch::kBFloat16))
-    return {StatusCode::InvalidArgument, "bf16 autocast is not available on " + device.str()};
-  if (p == Precision::FP16 && !compat::autocastSupports(device.type(), torch::kHalf))
-    return {StatusCode::InvalidArgument, "fp16 autocast needs a CUDA device with this LibTorch; use bf16 on the CPU"};
-  if (p == Precision::INT8 && !device.is_cpu())
-    return {StatusCode::InvalidArgument, "int8 dynamic quantisation runs on the CPU only; use fp16 or bf16 on CUDA"};
-  return Status::ok();
+data::CollateOptions collateOptionsFor(const model::LoadedModel& model, const SessionOptions& options) {
+  data::CollateOptions c;
+  c.convention = options.convention.value_or(model.metadata.convention.value_or(data::Convention::Official));
+  c.spatial_pos_max = options.spatial_pos_max.value_or(model.metadata.spatial_pos_max.value_or(model.config.spatial_pos_max));
+  c.multi_hop_max_dist = model.config.multi_hop_max_dist;
+  return c;
 }
-
-}  // namespace
 
 Status precisionAvailable(Precision precision, const std::string& device) {
   auto d = parseDevice(device);
@@ -56,11 +64,7 @@ std::vector<std::string> availableDevices() {
 }
 
 InferenceSession::InferenceSession(model::LoadedModel model, const SessionOptions& options, const torch::Device& device)
-    : model_(std::move(model)), options_(options), device_(device) {
-  collate_.convention = options.convention.value_or(model_.metadata.convention.value_or(data::Convention::Official));
-  collate_.spatial_pos_max = options.spatial_pos_max.value_or(model_.metadata.spatial_pos_max.value_or(model_.config.spatial_pos_max));
-  collate_.multi_hop_max_dist = model_.config.multi_hop_max_dist;
-}
+    : model_(std::move(model)), options_(options), collate_(collateOptionsFor(model_, options)), device_(device) {}
 
 InferenceSession::~InferenceSession() = default;
 

@@ -53,6 +53,11 @@ struct RunCallbacks {
 Status precisionAvailable(Precision precision, const std::string& device);
 // "cpu" and "cuda:N" for every CUDA device this LibTorch sees.
 std::vector<std::string> availableDevices();
+// "cpu", "cuda" or "cuda:N", refused when this build or machine cannot run it.
+Result<torch::Device> parseDevice(const std::string& name);
+// How a session collates for `model`: index convention and spatial cut-off from the options,
+// else the model's metadata, else the defaults.
+data::CollateOptions collateOptionsFor(const model::LoadedModel& model, const SessionOptions& options);
 
 class InferenceSession {
  public:

@@ -18,13 +18,8 @@ std::vector<ExplainedMolecule> explainRecords(const model::LoadedModel& model, c
   fo.keep_molecule = true;
   std::vector<chem::MoleculeRow> rows;
   for (const auto& r : records) rows.push_back(chem::featurizeRecord(r, fo));
-  std::vector<const graph::Featurized*> mols;
-  std::vector<int> index_of_row(rows.size(), -1);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (!rows[i].features) continue;
-    index_of_row[i] = static_cast<int>(mols.size());
-    mols.push_back(&*rows[i].features);
-  }
+  std::vector<int> index_of_row;
+  const auto mols = chem::featurizedMolecules(rows, &index_of_row);
   std::vector<engine::Attribution> attributions;
   if (!mols.empty()) {
     auto a = engine::explain(model, mols, options.attribution, options.callbacks);

@@ -15,13 +15,8 @@ namespace gs::jobs {
 
 std::vector<PredictedRow> predictRows(engine::InferenceSession& session, const std::vector<chem::MoleculeRow>& rows,
                                       const engine::RunCallbacks& callbacks) {
-  std::vector<const graph::Featurized*> molecules;
-  std::vector<int> prediction_of_row(rows.size(), -1);
-  for (size_t r = 0; r < rows.size(); ++r) {
-    if (!rows[r].features) continue;
-    prediction_of_row[r] = static_cast<int>(molecules.size());
-    molecules.push_back(&*rows[r].features);
-  }
+  std::vector<int> prediction_of_row;
+  const auto molecules = chem::featurizedMolecules(rows, &prediction_of_row);
   const auto predictions = session.predict(molecules, callbacks);
   std::vector<PredictedRow> out(rows.size());
   for (size_t r = 0; r < rows.size(); ++r) {

@@ -84,7 +84,7 @@ torch::Tensor GraphormerImpl::forward(const data::GraphBatch& batch, const Layer
   return forwardFromNodeFeatures(graph.graph_node_feature(batch), graph.attentionBias(batch), runner);
 }
 
-std::shared_ptr<GraphormerImpl> GraphormerImpl::copyAs(torch::ScalarType dtype, const torch::Device& device) {
+std::shared_ptr<GraphormerImpl> GraphormerImpl::copyAs(torch::ScalarType dtype, const torch::Device& device) const {
   auto copy = std::make_shared<GraphormerImpl>(config_);
   torch::NoGradGuard no_grad;
   auto params = copy->named_parameters(true);

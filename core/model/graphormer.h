@@ -91,7 +91,7 @@ class GraphormerImpl : public torch::nn::Module {
   // A copy of the model with every parameter and buffer in `dtype` on `device` (LoRA adapters
   // merged into the copy's weights); the source is left as it is. With a 16-bit dtype and no
   // autocast, activations (and what backward keeps of them) are 16-bit too, attention included.
-  std::shared_ptr<GraphormerImpl> copyAs(torch::ScalarType dtype, const torch::Device& device);
+  std::shared_ptr<GraphormerImpl> copyAs(torch::ScalarType dtype, const torch::Device& device) const;
 
   const GraphormerConfig& config() const { return config_; }
 

@@ -148,8 +148,11 @@ TEST(DefaultModel, IntegratedGradientsAreCompleteAt64Steps) {
     for (const auto& r : a.value()) {
       ASSERT_TRUE(r.status.isOk());
       const double span = std::abs(r.prediction - r.baseline_prediction);
-      if (span > 0.01) gaps.push_back(std::abs(r.completeness_gap) / span);  // eV
-      else EXPECT_LT(std::abs(r.completeness_gap), 1e-3);
+      if (span > 0.01) {  // eV
+        gaps.push_back(std::abs(r.completeness_gap) / span);
+      } else {
+        EXPECT_LT(std::abs(r.completeness_gap), 1e-3);
+      }
     }
     std::sort(gaps.begin(), gaps.end());
     ASSERT_GT(gaps.size(), 50u);

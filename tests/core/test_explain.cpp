@@ -55,8 +55,11 @@ TEST(Explain, IntegratedGradientsAreCompleteOnTheFixtureWeights) {
         fewest = std::min(fewest, r.steps);
         most = std::max(most, r.steps);
         const double span = std::abs(r.prediction - r.baseline_prediction);
-        if (span > 0.01) gaps.push_back(std::abs(r.completeness_gap) / span);
-        else if (steps >= 64) EXPECT_LT(std::abs(r.completeness_gap), 1e-3) << variant << " molecule " << i;
+        if (span > 0.01) {
+          gaps.push_back(std::abs(r.completeness_gap) / span);
+        } else if (steps >= 64) {
+          EXPECT_LT(std::abs(r.completeness_gap), 1e-3) << variant << " molecule " << i;
+        }
       }
       std::sort(gaps.begin(), gaps.end());
       median_gap.push_back(gaps[gaps.size() / 2]);

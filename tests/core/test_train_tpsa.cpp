@@ -84,10 +84,10 @@ TEST(TrainTpsa, ShortRunBeatsTheMeanPredictorClearly) {
     double all = 0, heteroatoms = 0, worst_gap = 0;
     bool passes() const { return all >= 0.8 && heteroatoms >= 0.8; }
   };
-  auto agreement = [&](const model::LoadedModel& lm, engine::AttributionBaseline baseline) {
+  auto agreement = [&](const model::LoadedModel& lm, engine::AttributionBaseline kind) {
     engine::AttributionOptions ao;
     ao.steps = 32;
-    ao.baseline = baseline;
+    ao.baseline = kind;
     auto a = engine::explain(lm, held_out, ao);
     EXPECT_TRUE(a.isOk()) << a.status().toString();
     std::vector<double> ours, rdkit, hetero_ours, hetero_rdkit;
@@ -103,13 +103,16 @@ TEST(TrainTpsa, ShortRunBeatsTheMeanPredictorClearly) {
         if (symbols[atom] != "C") hetero_ours.push_back(r.atoms[k]), hetero_rdkit.push_back(contribs[atom]);
       }
       const double span = std::abs(r.prediction - r.baseline_prediction);
-      if (span > 0.5) g.worst_gap = std::max(g.worst_gap, std::abs(r.completeness_gap) / span);  // TPSA units (A^2)
-      else EXPECT_LT(std::abs(r.completeness_gap), 0.05);
+      if (span > 0.5) {  // TPSA units (A^2)
+        g.worst_gap = std::max(g.worst_gap, std::abs(r.completeness_gap) / span);
+      } else {
+        EXPECT_LT(std::abs(r.completeness_gap), 0.05);
+      }
     }
     g.all = engine::spearman(ours, rdkit);
     g.heteroatoms = engine::spearman(hetero_ours, hetero_rdkit);
     std::printf("[ measured ] %s baseline: Spearman all %zu atoms %.3f, %zu heteroatoms %.3f; worst completeness gap %.3f %%\n",
-                engine::baselineName(baseline), ours.size(), g.all, hetero_ours.size(), g.heteroatoms, 100 * g.worst_gap);
+                engine::baselineName(kind), ours.size(), g.all, hetero_ours.size(), g.heteroatoms, 100 * g.worst_gap);
     return g;
   };
   std::printf("[ measured ] trained model:\n");
