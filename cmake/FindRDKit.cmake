@@ -19,8 +19,13 @@ foreach(_c IN LISTS _rdkit_components)
   endif()
 endforeach()
 include(FindPackageHandleStandardArgs)
-find_package_handle_standard_args(RDKit REQUIRED_VARS RDKit_INCLUDE_DIR RDKit_GraphMol_LIBRARY
-  RDKit_SmilesParse_LIBRARY RDKit_FileParsers_LIBRARY)
+# Every component is required: a missing one would otherwise surface as undefined references at link time.
+set(_rdkit_required RDKit_INCLUDE_DIR)
+foreach(_c IN LISTS _rdkit_components)
+  list(APPEND _rdkit_required RDKit_${_c}_LIBRARY)
+endforeach()
+find_package_handle_standard_args(RDKit REQUIRED_VARS ${_rdkit_required}
+  REASON_FAILURE_MESSAGE "RDKit's headers or libraries were not found. On Debian 12 install librdkit-dev (scripts/setup-deps.sh does)")
 if(RDKit_FOUND AND NOT TARGET RDKit::RDKit)
   set(RDKit_INCLUDE_DIRS "${RDKit_INCLUDE_DIR}")
   add_library(RDKit::RDKit INTERFACE IMPORTED)

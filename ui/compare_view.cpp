@@ -1,7 +1,6 @@
 #include "compare_view.h"
 
 #include <QComboBox>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -116,13 +115,14 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   });
   connect(cancel_, &QPushButton::clicked, this, &CompareView::cancelRequested);
   connect(export_csv, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export comparison"), QStringLiteral("comparison.csv"), tr("CSV (*.csv)"));
+    const QString path = guard_->askSavePath(this, tr("Export comparison"), QStringLiteral("comparison.csv"), tr("CSV (*.csv)"));
     QString error;
     if (!path.isEmpty() && !exportCsv(path, &error)) QMessageBox::warning(this, tr("Export"), error);
   });
   connect(export_png, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save charts"), QStringLiteral("comparison.png"), tr("PNG (*.png)"));
-    if (!path.isEmpty() && !savePng(path)) QMessageBox::warning(this, tr("Save charts"), tr("Could not write %1").arg(path));
+    const QString path = guard_->askSavePath(this, tr("Save charts"), QStringLiteral("comparison.png"), tr("PNG (*.png)"));
+    QString error;
+    if (!path.isEmpty() && !savePng(path, &error)) QMessageBox::warning(this, tr("Save charts"), error);
   });
   redraw();
 }
@@ -247,12 +247,20 @@ void CompareView::redraw() {
 }
 
 bool CompareView::exportCsv(const QString& path, QString* error) const {
+  if (const QString why = guard_->problem(path); !why.isEmpty()) {
+    if (error) *error = why;
+    return false;
+  }
   const Status s = engine::writeComparisonCsv(path.toStdString(), results_);
   if (!s.isOk() && error) *error = QString::fromStdString(s.toString());
   return s.isOk();
 }
 
-bool CompareView::savePng(const QString& path) const {
+bool CompareView::savePng(const QString& path, QString* error) const {
+  if (const QString why = guard_->problem(path); !why.isEmpty()) {
+    if (error) *error = why;
+    return false;
+  }
   // Both charts stacked in one image.
   const QPixmap top = bars_->toPixmap(bars_->width(), bars_->height(), 2.0);
   const QPixmap bottom = traces_->toPixmap(traces_->width(), traces_->height(), 2.0);
@@ -262,7 +270,9 @@ bool CompareView::savePng(const QString& path) const {
   p.drawPixmap(0, 0, top);
   p.drawPixmap(0, top.height(), bottom);
   p.end();
-  return out.save(path, "PNG");
+  if (out.save(path, "PNG")) return true;
+  if (error) *error = tr("Could not write %1").arg(path);
+  return false;
 }
 
 }  // namespace gs::ui

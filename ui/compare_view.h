@@ -4,10 +4,12 @@
 // accuracy cost (|prediction - FP32|), and every mode's memory trace overlaid. Export as CSV/PNG.
 #include <QWidget>
 
+#include <memory>
 #include <vector>
 
 #include "engine/compare.h"
 #include "inference_worker.h"
+#include "save_guard.h"
 
 class QComboBox;
 class QCustomPlot;
@@ -25,8 +27,10 @@ class CompareView final : public QWidget {
   explicit CompareView(QWidget* parent = nullptr);
 
   const std::vector<engine::ModeResult>& results() const { return results_; }
+  // Both refuse a file the app reads (the save guard's files).
   bool exportCsv(const QString& path, QString* error = nullptr) const;
-  bool savePng(const QString& path) const;
+  bool savePng(const QString& path, QString* error = nullptr) const;
+  void setSaveGuard(std::shared_ptr<const SaveGuard> guard) { guard_ = std::move(guard); }
 
  public Q_SLOTS:
   void started(int modes);
@@ -49,6 +53,7 @@ class CompareView final : public QWidget {
   QCustomPlot *bars_ = nullptr, *traces_ = nullptr;
   QTableWidget* table_ = nullptr;
   std::vector<engine::ModeResult> results_;
+  std::shared_ptr<const SaveGuard> guard_ = std::make_shared<SaveGuard>();
 };
 
 }  // namespace gs::ui

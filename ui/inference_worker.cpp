@@ -55,6 +55,7 @@ void InferenceWorker::loadModel(const QString& path) {
   const auto& m = loaded->model;
   ModelCard card;
   card.path = QString::fromStdString(m.weights_path);
+  card.files = toQt(loaded->files.all());
   card.sha256 = QString::fromStdString(loaded->sha256);
   card.description = QString::fromStdString(m.metadata.description);
   for (int j = 0; j < m.config.num_classes; ++j) {

@@ -22,6 +22,7 @@ namespace gs::ui {
 
 struct ModelCard {
   QString path;
+  QStringList files;  // every file the model was loaded from (weights, config.json, adapter)
   QString sha256;
   QString description;
   QStringList target_names, target_units;

@@ -96,6 +96,7 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
 
   molecule_ = new MoleculePanel;
+  molecule_->setSaveGuard(guard_);
   connect(molecule_, &MoleculePanel::explainRequested, this, &MainWindow::explainSelected);
   connect(molecule_, &MoleculePanel::exportAttributionsRequested, this, [this](const QString& path) {
     QString error;
@@ -104,7 +105,7 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   chart_ = new MemoryChart(worker_->memoryTracker());
   auto* save_chart = new QPushButton(tr("Save chart as PNG..."));
   connect(save_chart, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save chart"), QStringLiteral("memory.png"), tr("PNG images (*.png)"));
+    const QString path = guard_->askSavePath(this, tr("Save chart"), QStringLiteral("memory.png"), tr("PNG images (*.png)"));
     if (!path.isEmpty() && !chart_->savePng(path)) QMessageBox::warning(this, tr("Save chart"), tr("Could not write %1").arg(path));
   });
 
@@ -124,6 +125,7 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   cl->addWidget(chart_);
   cl->addWidget(save_chart, 0, Qt::AlignRight);
   compare_ = new CompareView;
+  compare_->setSaveGuard(guard_);
   tabs_ = new QTabWidget;
   tabs_->addTab(right, tr("Results"));
   tabs_->addTab(compare_, tr("Compare modes"));
@@ -149,6 +151,7 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] { showSelected(); });
   connect(worker_, &InferenceWorker::modelLoaded, this, [this](const ModelCard& card) {
     card_ = card;
+    guard_->setModelFiles(card.files);
     has_model_ = true;
     results_->setOutputs(card.target_names, card.target_units);
     sizeColumns();
@@ -285,6 +288,10 @@ void MainWindow::explainSelected() {
 }
 
 bool MainWindow::exportAttributions(const QString& path, QString* error) const {
+  if (const QString why = guard_->problem(path, {QStringLiteral(".molecules.csv")}); !why.isEmpty()) {
+    if (error) *error = why;
+    return false;
+  }
   std::vector<jobs::ExplainedMolecule> all;
   for (const auto& [row, e] : explanations_) all.push_back(e);
   const Status s = jobs::writeExplanations(path.toStdString(), all);
@@ -533,6 +540,7 @@ void MainWindow::setRunning(bool running) {
 
 void MainWindow::setInputFile(const QString& path) {
   file_path_ = path;
+  guard_->addInput(path);
   smiles_column_.clear();
   id_column_.clear();
   if (path.isEmpty()) {
@@ -582,6 +590,10 @@ void MainWindow::openModel() {
 }
 
 bool MainWindow::exportCsv(const QString& path, bool selection_only, QString* error) {
+  if (const QString why = guard_->problem(path, {QStringLiteral(".json")}); !why.isEmpty()) {
+    if (error) *error = why;
+    return false;
+  }
   std::vector<jobs::PredictedRow> rows;
   if (selection_only) {
     std::set<int> source_rows;
@@ -602,7 +614,8 @@ void MainWindow::exportResults() {
   if (results_->rowCount() == 0) return;
   const bool selection = table_->selectionModel()->selectedRows().size() > 1 &&
                          QMessageBox::question(this, tr("Export"), tr("Export only the selected rows?")) == QMessageBox::Yes;
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export results"), QStringLiteral("predictions.csv"), tr("CSV files (*.csv)"));
+  const QString path = guard_->askSavePath(this, tr("Export results"), QStringLiteral("predictions.csv"), tr("CSV files (*.csv)"),
+                                           {QStringLiteral(".json")});
   if (path.isEmpty()) return;
   QString error;
   if (!exportCsv(path, selection, &error)) QMessageBox::warning(this, tr("Export failed"), error);

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "inference_worker.h"
+#include "save_guard.h"
 
 class QComboBox;
 class QLabel;
@@ -121,6 +122,8 @@ class MainWindow final : public QMainWindow {
   QLabel* rate_ = nullptr;
   QLineEdit* filter_ = nullptr;
   QString file_path_, smiles_column_, id_column_, model_path_;
+  // Every molecule file opened and the model's files: exports never overwrite them.
+  std::shared_ptr<SaveGuard> guard_ = std::make_shared<SaveGuard>();
   ModelCard card_;
   jobs::RunInfo last_run_;
   bool running_ = false, has_model_ = false;

@@ -1,7 +1,6 @@
 #include "molecule_panel.h"
 
 #include <QComboBox>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QMessageBox>
@@ -65,12 +64,13 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   auto* files = new QHBoxLayout;
   auto* picture = new QPushButton(tr("Save picture..."));
   connect(picture, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save picture"), QStringLiteral("molecule.svg"), tr("SVG (*.svg);;PNG (*.png)"));
+    const QString path = guard_->askSavePath(this, tr("Save picture"), QStringLiteral("molecule.svg"), tr("SVG (*.svg);;PNG (*.png)"));
     if (!path.isEmpty() && !view_->savePicture(path)) QMessageBox::warning(this, tr("Save picture"), tr("Could not write %1").arg(path));
   });
   auto* csv = new QPushButton(tr("Export attributions..."));
   connect(csv, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export attributions"), QStringLiteral("atoms.csv"), tr("CSV (*.csv)"));
+    const QString path = guard_->askSavePath(this, tr("Export attributions"), QStringLiteral("atoms.csv"), tr("CSV (*.csv)"),
+                                             {QStringLiteral(".molecules.csv")});
     if (!path.isEmpty()) Q_EMIT exportAttributionsRequested(path);
   });
   files->addWidget(picture);

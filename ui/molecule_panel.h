@@ -5,7 +5,10 @@
 // themselves run in the worker.
 #include <QWidget>
 
+#include <memory>
+
 #include "jobs/explain_job.h"
+#include "save_guard.h"
 
 class QComboBox;
 class QSpinBox;
@@ -29,6 +32,7 @@ class MoleculePanel final : public QWidget {
   QString baseline() const;  // "mean", "carbon", "zero"
   MoleculeView* view() const { return view_; }
   QTableWidget* atomTable() const { return atoms_; }
+  void setSaveGuard(std::shared_ptr<const SaveGuard> guard) { guard_ = std::move(guard); }
 
  Q_SIGNALS:
   void explainRequested();
@@ -40,6 +44,7 @@ class MoleculePanel final : public QWidget {
   QSpinBox* steps_ = nullptr;
   QComboBox* baseline_ = nullptr;
   QTableWidget* atoms_ = nullptr;
+  std::shared_ptr<const SaveGuard> guard_ = std::make_shared<SaveGuard>();
 };
 
 }  // namespace gs::ui

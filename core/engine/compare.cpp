@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "common/atomic_file.h"
@@ -207,12 +208,29 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
   SessionOptions so;
   so.device = options.device;
   so.threads = options.threads;
-  auto reference = InferenceSession::create(model, so);  // FP32, shares the weights
-  if (!reference.isOk()) return reference.status();
-  const Outputs ref = toOutputs(reference.value()->predict(molecules));
-  const data::CollateOptions collate = reference.value()->collateOptions();
-  const torch::Device device(reference.value()->deviceName());
-  reference.value().reset();
+  data::CollateOptions collate;
+  std::string device_name;
+  {
+    auto probe = InferenceSession::create(model, so);  // FP32, shares the weights
+    if (!probe.isOk()) return probe.status();
+    collate = probe.value()->collateOptions();
+    device_name = probe.value()->deviceName();
+  }
+  const torch::Device device(device_name);
+  // The accuracy cost of a mode is measured against FP32 inference at the mode's own batch size:
+  // the batch decides each molecule's padded length, hence the shapes of every matrix product,
+  // and BLAS kernels may sum in another order for other shapes (last-bit differences that depend on
+  // the CPU and the kernel chosen, not on the mode).
+  std::map<int, Outputs> references;
+  auto reference = [&](int batch_size) -> Result<const Outputs*> {
+    auto it = references.find(batch_size);
+    if (it != references.end()) return &it->second;
+    SessionOptions ro = so;
+    ro.plan.max_batch_size = batch_size;
+    auto session = InferenceSession::create(model, ro);
+    if (!session.isOk()) return session.status();
+    return &references.emplace(batch_size, toOutputs(session.value()->predict(molecules))).first->second;
+  };
 
   Memory memory;
   memory.tracker = cb.memory ? cb.memory : std::make_shared<TensorMemoryTracker>();
@@ -231,6 +249,12 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
       r.status = Status(StatusCode::InvalidArgument, "int8 is an inference mode: its weights have no gradients");
     if (r.status.isOk() && options.workload == Workload::Train && mode.precision == Precision::FP16 && !device.is_cuda())
       r.status = Status(StatusCode::InvalidArgument, "fp16 needs CUDA");
+    const Outputs* ref = nullptr;  // taken before the mode runs (INT8 repacks the shared weights)
+    if (r.status.isOk()) {
+      auto got_ref = reference(mode.batch_size);
+      if (got_ref.isOk()) ref = got_ref.value();
+      else r.status = got_ref.status();
+    }
     if (!r.status.isOk()) {
       results.push_back(r);
       if (cb.mode_done) cb.mode_done(r);
@@ -286,7 +310,7 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
       const double t = median(times);
       r.ms_per_molecule = 1000.0 * t / double(molecules.size());
       r.molecules_per_s = t > 0 ? double(molecules.size()) / t : 0;
-      deltas(ref, got, r);
+      deltas(*ref, got, r);
     }
     results.push_back(r);
     if (cb.mode_done) cb.mode_done(r);

@@ -57,7 +57,8 @@ struct ModeResult {
   int64_t peak_tensor_bytes = -1;  // allocator high-water mark above the level before the mode
   int64_t peak_rss_bytes = -1;     // process peak RSS while the mode ran (VmHWM reset per mode)
   int64_t peak_cuda_allocated_bytes = -1, peak_device_used_bytes = -1;
-  double max_abs_delta = 0, mean_abs_delta = 0;  // against FP32 inference, in output units
+  // Against FP32 inference at the same batch size (so batching itself costs nothing), in output units.
+  double max_abs_delta = 0, mean_abs_delta = 0;
   std::vector<double> trace_seconds;     // per batch of the last timed pass: when it ended
   std::vector<int64_t> trace_tensor_bytes;  // and its peak tensor memory
 };

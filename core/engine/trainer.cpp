@@ -116,6 +116,11 @@ Result<State> readState(const std::string& path) {
 
 }  // namespace
 
+std::vector<std::string> Trainer::checkpointFiles(const std::string& output_dir) {
+  return {output_dir + "/last.safetensors", output_dir + "/best.safetensors", output_dir + "/state.json",
+          output_dir + "/optimizer.pt"};
+}
+
 Trainer::Trainer(model::LoadedModel model, TrainOptions options) : model_(std::move(model)), options_(std::move(options)) {}
 
 std::vector<double> Trainer::evaluate(const std::vector<TrainExample>& examples) {
@@ -195,8 +200,8 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
   State state;
   const bool persist = !o.output_dir.empty();
   if (persist) fs::create_directories(o.output_dir);
-  const std::string last = o.output_dir + "/last.safetensors", best = o.output_dir + "/best.safetensors";
-  const std::string state_file = o.output_dir + "/state.json", optim_file = o.output_dir + "/optimizer.pt";
+  const auto files = checkpointFiles(o.output_dir);
+  const std::string &last = files[0], &best = files[1], &state_file = files[2], &optim_file = files[3];
   if (persist && o.resume && fs::exists(state_file)) {
     auto s = readState(state_file);
     if (!s.isOk()) return s.status();

@@ -85,6 +85,8 @@ class Trainer {
   model::LoadedModel& model() { return model_; }
   // Mean absolute error per output in target units (missing targets skipped).
   std::vector<double> evaluate(const std::vector<TrainExample>& examples);
+  // The files fit() writes into an output directory: last and best weights, state, optimizer.
+  static std::vector<std::string> checkpointFiles(const std::string& output_dir);
 
  private:
   struct Impl;

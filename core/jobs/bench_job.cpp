@@ -1,6 +1,7 @@
 #include "jobs/bench_job.h"
 
 #include "common/resources.h"
+#include "jobs/output_check.h"
 #include "model/lora.h"
 
 namespace gs::jobs {
@@ -9,6 +10,7 @@ Result<BenchJobSummary> runBench(const BenchJobOptions& options) {
   BenchJobSummary summary;
   summary.model_path = options.model.empty() ? defaultModelPath() : options.model;
   if (summary.model_path.empty()) return Status(StatusCode::InvalidArgument, "no --model given and the bundled default model was not found");
+  if (Status s = checkOutputs({options.json_path, options.csv_path}, {options.input}, summary.model_path); !s.isOk()) return s;
   auto loaded = model::loadModelWithAdapter(summary.model_path);
   if (!loaded.isOk()) return loaded.status();
   auto reader = data::openReader(options.input, options.reader);

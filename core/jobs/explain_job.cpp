@@ -7,6 +7,7 @@
 #include "common/atomic_file.h"
 #include "common/resources.h"
 #include "data/csv_writer.h"
+#include "jobs/output_check.h"
 #include "model/lora.h"
 
 namespace gs::jobs {
@@ -80,6 +81,8 @@ Result<ExplainJobSummary> runExplain(const ExplainJobOptions& options) {
   summary.model_path = options.model.empty() ? defaultModelPath() : options.model;
   if (summary.model_path.empty()) return Status(StatusCode::InvalidArgument, "no --model given and the bundled default model was not found");
   if (options.output.empty()) return Status(StatusCode::InvalidArgument, "an output file is needed");
+  if (Status s = checkOutputs({options.output, options.output + ".molecules.csv"}, {options.input}, summary.model_path); !s.isOk())
+    return s;
   auto loaded = model::loadModelWithAdapter(summary.model_path);
   if (!loaded.isOk()) return loaded.status();
   summary.target = loaded->model.metadata.outputName(options.attribution.output);

@@ -9,6 +9,7 @@
 #include "common/json_writer.h"
 #include "data/csv_writer.h"
 #include "engine/torch_compat.h"
+#include "jobs/output_check.h"
 #include "model/lora.h"
 
 namespace gs::jobs {
@@ -63,6 +64,8 @@ RunInfo sessionRunInfo(const engine::InferenceSession& session, const std::strin
 Result<PredictSummary> runPredict(const PredictJobOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   PredictSummary summary;
+  if (Status s = checkOutputs({options.output, options.output + ".json"}, {options.input}, options.model, options.adapter); !s.isOk())
+    return s;
   auto loaded = model::loadModelWithAdapter(options.model, options.adapter);
   if (!loaded.isOk()) return loaded.status();
   summary.model_sha256 = loaded->sha256;

@@ -1,6 +1,7 @@
 #include "jobs/train_job.h"
 
 #include "common/sha256.h"
+#include "jobs/output_check.h"
 #include "model/lora.h"
 
 namespace gs::jobs {
@@ -12,6 +13,9 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options) {
     return Status(StatusCode::InvalidArgument, "LoRA adapts a trained model: give the base model to fine-tune (--model)");
   if (lora && options.train.freeze_layers > 0)
     return Status(StatusCode::InvalidArgument, "LoRA already keeps every base weight fixed; do not combine it with freezing layers");
+  auto outputs = engine::Trainer::checkpointFiles(options.output_dir);
+  for (const char* name : {"/split.csv", "/model.safetensors", "/adapter.safetensors"}) outputs.push_back(options.output_dir + name);
+  if (Status s = checkOutputs(outputs, {options.input}, options.model); !s.isOk()) return s;
 
   model::LoadedModel model;
   model::LoraSpec spec;

@@ -162,22 +162,31 @@ Status applyAdapter(const std::string& path, LoadedModel& base, const std::strin
   return Status::ok();
 }
 
-Result<ModelWithAdapter> loadModelWithAdapter(const std::string& model_path, const std::string& adapter_path) {
+std::vector<std::string> ModelFiles::all() const {
+  std::vector<std::string> out{weights};
+  if (!config.empty()) out.push_back(config);
+  if (!adapter.empty()) out.push_back(adapter);
+  return out;
+}
+
+Result<ModelFiles> resolveModelFiles(const std::string& model_path, const std::string& adapter_path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  std::string base = model_path, adapter = adapter_path;
-  if (adapter.empty()) {
+  std::string base = model_path;
+  ModelFiles files;
+  files.adapter = adapter_path;
+  if (files.adapter.empty()) {
     const fs::path dir(model_path);
     if (fs::is_directory(dir, ec) && fs::exists(dir / "adapter.safetensors", ec) && !fs::exists(dir / "model.safetensors", ec) &&
         !fs::exists(dir / "pytorch_model.bin", ec))
-      adapter = (dir / "adapter.safetensors").string();
+      files.adapter = (dir / "adapter.safetensors").string();
     else if (endsWith(model_path, ".safetensors") && readAdapterSpec(model_path).isOk())
-      adapter = model_path;
-    if (!adapter.empty()) {
-      auto spec = readAdapterSpec(adapter);
+      files.adapter = model_path;
+    if (!files.adapter.empty()) {
+      auto spec = readAdapterSpec(files.adapter);
       if (!spec.isOk()) return spec.status();
       if (spec->base_path.empty() || !fs::exists(spec->base_path, ec))
-        return fail("'" + adapter + "' is a LoRA adapter whose base model " +
+        return fail("'" + files.adapter + "' is a LoRA adapter whose base model " +
                     (spec->base_path.empty() ? std::string("is not recorded") : "'" + spec->base_path + "' is not there") +
                     "; give the base with --model and the adapter with --adapter");
       base = spec->base_path;
@@ -185,18 +194,28 @@ Result<ModelWithAdapter> loadModelWithAdapter(const std::string& model_path, con
   }
   auto weights = resolveWeightsFile(base);
   if (!weights.isOk()) return weights.status();
-  auto sha = sha256File(weights.value());
+  files.weights = weights.value();
+  const fs::path config = fs::path(files.weights).parent_path() / "config.json";
+  if (fs::exists(config, ec)) files.config = config.string();
+  return files;
+}
+
+Result<ModelWithAdapter> loadModelWithAdapter(const std::string& model_path, const std::string& adapter_path) {
+  auto files = resolveModelFiles(model_path, adapter_path);
+  if (!files.isOk()) return files.status();
+  auto sha = sha256File(files->weights);
   if (!sha.isOk()) return sha.status();
-  auto loaded = loadModel(weights.value());
+  auto loaded = loadModel(files->weights);
   if (!loaded.isOk()) return loaded.status();
   ModelWithAdapter out;
   out.model = std::move(loaded.value());
+  out.files = files.value();
   out.sha256 = sha.value();
-  if (!adapter.empty()) {
-    if (Status s = applyAdapter(adapter, out.model, out.sha256); !s.isOk()) return s;
-    auto asha = sha256File(adapter);
+  if (!files->adapter.empty()) {
+    if (Status s = applyAdapter(files->adapter, out.model, out.sha256); !s.isOk()) return s;
+    auto asha = sha256File(files->adapter);
     if (!asha.isOk()) return asha.status();
-    out.adapter_path = adapter;
+    out.adapter_path = files->adapter;
     out.adapter_sha256 = asha.value();
   }
   return out;

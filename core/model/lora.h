@@ -9,6 +9,7 @@
 // base model it was trained on. Loading checks both, then merges the update into the weights, so
 // an adapted model runs exactly as fast as the base (int8 quantises the adapted weights).
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "model/checkpoint.h"
@@ -44,8 +45,20 @@ Result<LoraSpec> readAdapterSpec(const std::string& path);
 // What `predict --model M [--adapter A]` loads. M is a model (file or directory) or an adapter
 // file; a directory with adapter.safetensors and no model weights is an adapter run. Without A the
 // base is the one the adapter records (its path, checked against its SHA-256).
+// The files loading M [with A] reads: the (base) weights, the config.json beside them if there is
+// one, and the adapter. Resolving reads only the adapter's header, so commands can check their
+// outputs against these files (common/output_guard.h) before loading anything.
+struct ModelFiles {
+  std::string weights;
+  std::string config;   // "" when the weights have no config.json beside them
+  std::string adapter;  // "" = no adapter
+  std::vector<std::string> all() const;
+};
+Result<ModelFiles> resolveModelFiles(const std::string& model_path, const std::string& adapter_path = "");
+
 struct ModelWithAdapter {
   LoadedModel model;
+  ModelFiles files;
   std::string sha256;          // of the (base) weights file
   std::string adapter_path;    // "" = no adapter
   std::string adapter_sha256;

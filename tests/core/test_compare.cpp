@@ -70,8 +70,13 @@ TEST(Compare, Fp32AgainstItselfHasNoDeltaAndPeaksGrowWithBatchSize) {
     EXPECT_GT(m.peak_rss_bytes, 0);
     EXPECT_FALSE(m.trace_seconds.empty());
   }
-  EXPECT_EQ(r.value()[0].max_abs_delta, 0.0);  // the FP32 reference setting against itself
-  EXPECT_EQ(r.value()[0].mean_abs_delta, 0.0);
+  // Each mode is compared with FP32 at its own batch size (the batch sets the padded shapes, and
+  // BLAS may round differently for other shapes), so FP32 at any batch size is the same arithmetic
+  // as its reference in this process: exactly 0 on every machine and BLAS kernel.
+  for (int k : {0, 1, 2, 3}) {
+    EXPECT_EQ(r.value()[k].max_abs_delta, 0.0) << r.value()[k].mode.label();
+    EXPECT_EQ(r.value()[k].mean_abs_delta, 0.0) << r.value()[k].mode.label();
+  }
   EXPECT_LT(r.value()[1].peak_tensor_bytes, r.value()[2].peak_tensor_bytes);
   EXPECT_LT(r.value()[2].peak_tensor_bytes, r.value()[3].peak_tensor_bytes);
   EXPECT_GT(r.value()[4].max_abs_delta, 0.0);  // bf16 really ran in lower precision
@@ -114,7 +119,9 @@ TEST(Compare, CheckpointingSavesMemoryOnlyWhenGradientsAreComputed) {
   ASSERT_TRUE(infer.isOk());
   const auto& i = infer.value();
   EXPECT_EQ(i[2].peak_tensor_bytes, i[0].peak_tensor_bytes);  // nothing stored to drop
+  // Inference ignores the ratio: the same session arithmetic as FP32 at batch 128, its reference.
   EXPECT_EQ(i[2].max_abs_delta, 0.0);
+  EXPECT_EQ(i[0].max_abs_delta, 0.0);
   EXPECT_LT(i[0].peak_tensor_bytes, t[2].peak_tensor_bytes);
 }
 

@@ -214,6 +214,45 @@ TEST(MainWindow, FiveHundredMoleculesFillTheTableInInputOrderWithStatuses) {
   EXPECT_FALSE(r1->next(rec));
 }
 
+// No export, picture or chart is saved over a file the app reads: the opened molecule file (by its
+// path, a link to it, or a side file such as the run record) or the model's weights.
+TEST(MainWindow, ExportsNeverOverwriteTheInputFileOrTheModel) {
+  Window win;
+  const auto input = tempDir() / "guard_in.smi";
+  { std::ofstream(input) << "CCO ethanol\nc1ccccc1O phenol\n"; }
+  const auto link = tempDir() / "guard_link.csv";
+  fs::remove(link);
+  fs::create_symlink(input, link);
+  auto content = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string before = content(input), model_before = content(tinyModel().toStdString());
+  win.w.setInputFile(QString::fromStdString(input.string()));
+  win.w.runPrediction();
+  ASSERT_TRUE(waitFor(&win.w, &MainWindow::runCompleted));
+  ASSERT_EQ(win.w.resultsModel()->rowCount(), 2);
+  for (const auto& target : {input, link, fs::path(tinyModel().toStdString())}) {
+    QString error;
+    EXPECT_FALSE(win.w.exportCsv(QString::fromStdString(target.string()), false, &error)) << target;
+    EXPECT_TRUE(error.contains(QLatin1String("refusing to write"))) << error.toStdString();
+    EXPECT_FALSE(win.w.compareView()->exportCsv(QString::fromStdString(target.string()), &error)) << target;
+    EXPECT_FALSE(win.w.compareView()->savePng(QString::fromStdString(target.string()), &error)) << target;
+    EXPECT_FALSE(win.w.exportAttributions(QString::fromStdString(target.string()), &error)) << target;
+  }
+  // The run record beside the CSV would land on the input: refused too.
+  const auto record_clash = tempDir() / "guard_out.csv";
+  fs::copy_file(input, record_clash.string() + ".json", fs::copy_options::overwrite_existing);
+  win.w.setInputFile(QString::fromStdString(record_clash.string() + ".json"));
+  EXPECT_FALSE(win.w.exportCsv(QString::fromStdString(record_clash.string()), false));
+  EXPECT_EQ(content(input), before);
+  EXPECT_EQ(content(tinyModel().toStdString()), model_before);
+  EXPECT_FALSE(fs::exists(record_clash));
+  // Another name is written as usual.
+  QString error;
+  EXPECT_TRUE(win.w.exportCsv(QString::fromStdString((tempDir() / "guard_ok.csv").string()), false, &error)) << error.toStdString();
+}
+
 TEST(MainWindow, CancellingMidRunLeavesAConsistentTableAndAUsableApp) {
   Window win;
   const auto* m = win.w.resultsModel();
