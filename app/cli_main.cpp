@@ -6,7 +6,6 @@
 
 #include "chem/molecule.h"
 #include "cli_args.h"
-#include "common/resources.h"
 #include "jobs/bench_job.h"
 #include "jobs/evaluate_job.h"
 #include "jobs/explain_job.h"
@@ -56,14 +55,14 @@ const char* kUsage =
     "      (mean; ridge on Morgan fingerprints; 5-NN Tanimoto), and test MAE by molecule size, on the\n"
     "      split train uses with the same options. Prints Markdown tables.\n"
     "\n"
-    "  bench --input FILE [--model M] [--modes LIST] [--workload inference|train] [--json FILE] [--csv FILE]\n"
+    "  bench --input FILE [--model M] [--adapter FILE] [--modes LIST] [--workload inference|train] [--json FILE] [--csv FILE]\n"
     "        [--repeats N] [--warmup N] [--max-molecules N] [--batch-size N] [--threads N] [--device D]\n"
     "      Measures each mode on the file's molecules: median ms/molecule, molecules/s, peak tensor and\n"
     "      process memory, max and mean |prediction - FP32|. A mode is PRECISION[+ckpt=R][+bs=N], e.g.\n"
     "      fp32,bf16+ckpt=0.5,int8+bs=64 (default: fp32,bf16,fp32+ckpt=1,bf16+ckpt=1,int8). Checkpointing\n"
     "      changes memory only with --workload train (forward + backward, as in fine-tuning).\n"
     "\n"
-    "  explain --input FILE --output atoms.csv [--model M] [--method ig|gradxinput|rollout] [--steps N] [--tolerance T]\n"
+    "  explain --input FILE --output atoms.csv [--model M] [--adapter FILE] [--method ig|gradxinput|rollout] [--steps N] [--tolerance T]\n"
     "          [--baseline mean|carbon|zero] [--target-index K] [--checkpoint-ratio R]\n"
     "          [--precision fp32|bf16|fp16] [--batch-size N] [--threads N] [--device D]\n"
     "      Per-atom attributions of the prediction: one row per atom (row,id,smiles,atom_index,element,\n"
@@ -94,6 +93,9 @@ bool readAtomOrder(const gs::app::CliArgs& args, gs::chem::AtomOrder* out) {
   else return false;
   return true;
 }
+
+// --model M [--adapter A]; no --model = the bundled default model.
+gs::bundle::ModelSource modelSource(const gs::app::CliArgs& args) { return {args.get("--model"), args.get("--adapter")}; }
 
 void readCommonOptions(const gs::app::CliArgs& args, gs::data::ReaderOptions& reader) {
   reader.smiles_column = args.get("--smiles-column");
@@ -142,13 +144,10 @@ int predictCommand(int argc, char** argv) {
                   {"--no-bucketing", "--no-header", "--quiet", "--verbose"}, &error))
     return fail(error);
   gs::jobs::PredictJobOptions options;
-  options.model = args.get("--model", gs::defaultModelPath());
-  options.adapter = args.get("--adapter");
+  options.model = modelSource(args);
   options.input = args.get("--input");
   options.output = args.get("--output");
   if (options.input.empty() || options.output.empty()) return fail("predict needs --input and --output");
-  if (options.model.empty())
-    return fail("no --model given and the bundled default model was not found (set GRAPHORMER_DEFAULT_MODEL)");
   auto& session = options.session;
   if (!gs::engine::parsePrecision(args.get("--precision", "fp32"), &session.precision))
     return fail("--precision must be fp32, bf16, fp16 or int8");
@@ -185,7 +184,7 @@ int predictCommand(int argc, char** argv) {
     std::cerr << "\nnote: " << summary->out_of_memory_retries << " batch(es) ran out of memory and were retried in halves";
   std::cerr << "\npredict: " << summary->rows << " rows in " << summary->seconds << " s";
   for (const auto& [name, count] : summary->by_status) std::cerr << ", " << count << " " << name;
-  std::cerr << "\nmodel " << options.model << (summary->adapter_path.empty() ? "" : " + " + summary->adapter_path);
+  std::cerr << "\nmodel " << summary->model_path << (summary->adapter_path.empty() ? "" : " + " + summary->adapter_path);
   std::cerr << "\nwrote " << options.output << " and " << options.output << ".json\n";
   return 0;
 }
@@ -249,7 +248,7 @@ int trainCommand(int argc, char** argv) {
   o.input = args.get("--input");
   o.output_dir = args.get("--output");
   o.targets = splitList(args.get("--targets"));
-  o.model = args.get("--model");
+  if (args.has("--model")) o.model = modelSource(args);
   if (o.input.empty() || o.output_dir.empty() || o.targets.empty())
     return fail("train needs --input, --targets and --output");
   auto preset = gs::model::GraphormerConfig::preset(args.get("--preset", "slim"));
@@ -318,10 +317,9 @@ int evaluateCommand(int argc, char** argv) {
   gs::jobs::EvaluateJobOptions o;
   o.input = args.get("--input");
   o.targets = splitList(args.get("--targets"));
-  o.model = args.get("--model");
-  o.adapter = args.get("--adapter");
+  if (args.has("--model") || args.has("--adapter")) o.model = modelSource(args);
   if (o.input.empty()) return fail("evaluate needs --input");
-  if (o.model.empty() && o.targets.empty()) return fail("evaluate needs --targets (or a --model that names them)");
+  if (!o.model && o.targets.empty()) return fail("evaluate needs --targets (or a --model that names them)");
   if (!readSplit(args, &o.split, &error) ||
       !args.getInt("--batch-size", 32, 1, 65536, &o.session.plan.max_batch_size, &error) ||
       !args.getInt("--threads", 0, 0, 1024, &o.session.threads, &error))
@@ -339,13 +337,13 @@ int benchCommand(int argc, char** argv) {
   gs::app::CliArgs args;
   std::string error;
   if (!args.parse(argc, argv, 2,
-                  {"--input", "--model", "--modes", "--workload", "--json", "--csv", "--repeats", "--warmup",
+                  {"--input", "--model", "--adapter", "--modes", "--workload", "--json", "--csv", "--repeats", "--warmup",
                    "--max-molecules", "--batch-size", "--threads", "--device", "--smiles-column", "--id-column"},
                   {"--no-header", "--quiet"}, &error))
     return fail(error);
   gs::jobs::BenchJobOptions o;
   o.input = args.get("--input");
-  o.model = args.get("--model");
+  o.model = modelSource(args);
   o.json_path = args.get("--json");
   o.csv_path = args.get("--csv");
   if (o.input.empty()) return fail("bench needs --input");
@@ -386,7 +384,7 @@ int explainCommand(int argc, char** argv) {
   gs::app::CliArgs args;
   std::string error;
   if (!args.parse(argc, argv, 2,
-                  {"--input", "--output", "--model", "--method", "--steps", "--tolerance", "--baseline", "--target-index",
+                  {"--input", "--output", "--model", "--adapter", "--method", "--steps", "--tolerance", "--baseline", "--target-index",
                    "--checkpoint-ratio", "--precision", "--batch-size", "--threads", "--device", "--smiles-column",
                    "--id-column", "--atom-order"},
                   {"--no-header", "--quiet"}, &error))
@@ -394,7 +392,7 @@ int explainCommand(int argc, char** argv) {
   gs::jobs::ExplainJobOptions o;
   o.input = args.get("--input");
   o.output = args.get("--output");
-  o.model = args.get("--model");
+  o.model = modelSource(args);
   if (o.input.empty() || o.output.empty()) return fail("explain needs --input and --output");
   auto& a = o.attribution;
   auto method = gs::engine::parseAttributionMethod(args.get("--method", "ig"));

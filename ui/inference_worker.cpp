@@ -8,7 +8,7 @@
 #include "data/smi_reader.h"
 #include "engine/inference_session.h"
 #include "jobs/predict_job.h"
-#include "model/lora.h"
+#include "model/loader.h"
 
 namespace gs::ui {
 namespace {
@@ -24,7 +24,7 @@ QStringList toQt(const std::vector<std::string>& v) {
 }  // namespace
 
 struct InferenceWorker::Impl {
-  std::optional<model::ModelWithAdapter> loaded;  // the model as loaded (kept for new sessions)
+  std::optional<model::LoadedModel> loaded;  // the model as loaded (kept for new sessions)
   std::unique_ptr<engine::InferenceSession> session;
   engine::SessionOptions session_options;
 };
@@ -46,17 +46,17 @@ std::vector<std::pair<QString, QString>> InferenceWorker::precisionOptions(const
 }
 
 void InferenceWorker::loadModel(const QString& path) {
-  auto loaded = model::loadModelWithAdapter(path.toStdString());
+  auto loaded = model::openModel(bundle::ModelSource{path.toStdString(), {}});
   if (!loaded.isOk()) {
     Q_EMIT modelFailed(QString::fromStdString(loaded.status().toString()));
     return;
   }
   impl_->session.reset();
-  const auto& m = loaded->model;
+  const auto& m = loaded.value();
   ModelCard card;
   card.path = QString::fromStdString(m.weights_path);
-  card.files = toQt(loaded->files.all());
-  card.sha256 = QString::fromStdString(loaded->sha256);
+  card.files = toQt(m.source.files());
+  card.sha256 = QString::fromStdString(m.sha256);
   card.description = QString::fromStdString(m.metadata.description);
   for (int j = 0; j < m.config.num_classes; ++j) {
     card.target_names << QString::fromStdString(m.metadata.outputName(j));
@@ -117,12 +117,12 @@ void InferenceWorker::compare(const RunInput& input, const CompareRequest& reque
     return;
   }
   chem::FeaturizeOptions fo;
-  fo.multi_hop_max_dist = impl_->loaded->model.config.multi_hop_max_dist;
+  fo.multi_hop_max_dist = impl_->loaded->config.multi_hop_max_dist;
   std::vector<graph::Featurized> features;
   for (const auto& r : records) {
     if (static_cast<int>(features.size()) >= request.max_molecules) break;
     auto row = chem::featurizeRecord(r, fo);
-    if (row.features && row.num_atoms <= impl_->loaded->model.config.max_nodes) features.push_back(std::move(*row.features));
+    if (row.features && row.num_atoms <= impl_->loaded->config.max_nodes) features.push_back(std::move(*row.features));
   }
   if (features.empty()) {
     Q_EMIT compareFinished(tr("No readable molecules to compare on."));
@@ -139,7 +139,7 @@ void InferenceWorker::compare(const RunInput& input, const CompareRequest& reque
   cb.mode_done = [this](const engine::ModeResult& r) { Q_EMIT compareModeDone(r); };
   QElapsedTimer clock;
   clock.start();
-  auto results = engine::runComparison(impl_->loaded->model, mols, o, cb);
+  auto results = engine::runComparison(*impl_->loaded, mols, o, cb);
   Q_EMIT compareFinished(results.isOk() ? tr("Compared %1 modes on %2 molecules (%3, median of %4) in %5 s.")
                                               .arg(o.modes.size()).arg(mols.size()).arg(QString::fromUtf8(engine::workloadName(o.workload)))
                                               .arg(o.repeats).arg(clock.elapsed() / 1000.0, 0, 'f', 1)
@@ -181,7 +181,7 @@ void InferenceWorker::explain(const std::vector<data::RawRecord>& records, const
   clock.start();
   tracker_->resetPeak();
   Status error;
-  auto molecules = jobs::explainRecords(impl_->loaded->model, records, o, &error);
+  auto molecules = jobs::explainRecords(*impl_->loaded, records, o, &error);
   if (!error.isOk()) {
     Q_EMIT explainFailed(QString::fromStdString(error.toString()));
     return;
@@ -229,7 +229,7 @@ void InferenceWorker::run(const RunInput& input, const RunSettings& settings) {
                     impl_->session_options.memory_budget_bytes == so.memory_budget_bytes;
   if (!same) {
     impl_->session.reset();
-    model::LoadedModel copy = impl_->loaded->model;  // the session owns its model; share weights
+    model::LoadedModel copy = *impl_->loaded;  // the session owns its model; share weights
     auto session = engine::InferenceSession::create(std::move(copy), so);
     if (!session.isOk()) {
       Q_EMIT runFailed(QString::fromStdString(session.status().toString()));
@@ -295,7 +295,7 @@ void InferenceWorker::run(const RunInput& input, const RunSettings& settings) {
   auto info = jobs::sessionRunInfo(*impl_->session, impl_->loaded->sha256);
   info.tool = "graphormer-studio";
   info.input = input.path.isEmpty() ? "(pasted)" : input.path.toStdString();
-  info.adapter_path = impl_->loaded->adapter_path;
+  info.adapter_path = impl_->loaded->source.adapter;
   info.adapter_sha256 = impl_->loaded->adapter_sha256;
   info.seconds = clock.nsecsElapsed() / 1e9;
   Q_EMIT runFinished(cancelled, info.seconds, info);

@@ -36,7 +36,6 @@
 #include <fstream>
 #include <set>
 
-#include "common/resources.h"
 #include "compare_view.h"
 #include "examples.h"
 #include "memory_chart.h"
@@ -239,13 +238,8 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   restoreSettings();
   QString path = model_path;
   if (path.isEmpty()) path = QSettings().value(QStringLiteral("model/path")).toString();
-  if (path.isEmpty() || !QFileInfo::exists(path)) path = QString::fromStdString(defaultModelPath());
-  if (path.isEmpty()) {
-    model_card_->setText(tr("<b>No model</b><br>The bundled default model was not found. Open a model with File > Open model."));
-    run_->setEnabled(false);
-  } else {
-    loadModel(path);
-  }
+  if (!path.isEmpty() && !QFileInfo::exists(path)) path.clear();
+  loadModel(path);  // "" = the bundled default model (the worker resolves it, or says it is missing)
   statusBar()->showMessage(tr("Device: %1").arg(device_->currentText()));
 }
 
@@ -351,10 +345,7 @@ QWidget* MainWindow::buildSettingsPanel() {
   auto* open_model = new QPushButton(tr("Open model..."));
   connect(open_model, &QPushButton::clicked, this, &MainWindow::openModel);
   auto* default_model = new QPushButton(tr("Default model"));
-  connect(default_model, &QPushButton::clicked, this, [this] {
-    const QString path = QString::fromStdString(defaultModelPath());
-    if (!path.isEmpty()) loadModel(path);
-  });
+  connect(default_model, &QPushButton::clicked, this, [this] { loadModel({}); });
   auto* mb = new QHBoxLayout;
   mb->addWidget(open_model);
   mb->addWidget(default_model);
@@ -475,7 +466,7 @@ void MainWindow::loadModel(const QString& path) {
   model_path_ = path;
   has_model_ = false;
   run_->setEnabled(false);
-  model_card_->setText(tr("Loading %1 ...").arg(path.toHtmlEscaped()));
+  model_card_->setText(path.isEmpty() ? tr("Loading the default model ...") : tr("Loading %1 ...").arg(path.toHtmlEscaped()));
   QMetaObject::invokeMethod(worker_, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path));
 }
 

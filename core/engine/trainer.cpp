@@ -199,7 +199,13 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
 
   State state;
   const bool persist = !o.output_dir.empty();
-  if (persist) fs::create_directories(o.output_dir);
+  if (persist) {
+    std::error_code ec;
+    fs::create_directories(o.output_dir, ec);
+    if (ec || !fs::is_directory(o.output_dir, ec))
+      return Status(StatusCode::IoError, "cannot create the output directory '" + o.output_dir + "'" +
+                                             (ec ? ": " + ec.message() : ": a file of that name is in the way"));
+  }
   const auto files = checkpointFiles(o.output_dir);
   const std::string &last = files[0], &best = files[1], &state_file = files[2], &optim_file = files[3];
   if (persist && o.resume && fs::exists(state_file)) {

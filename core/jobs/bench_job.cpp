@@ -1,35 +1,33 @@
 #include "jobs/bench_job.h"
 
-#include "common/resources.h"
 #include "jobs/output_check.h"
-#include "model/lora.h"
+#include "model/loader.h"
 
 namespace gs::jobs {
 
 Result<BenchJobSummary> runBench(const BenchJobOptions& options) {
   BenchJobSummary summary;
-  summary.model_path = options.model.empty() ? defaultModelPath() : options.model;
-  if (summary.model_path.empty()) return Status(StatusCode::InvalidArgument, "no --model given and the bundled default model was not found");
-  if (Status s = checkOutputs({options.json_path, options.csv_path}, {options.input}, summary.model_path); !s.isOk()) return s;
-  auto loaded = model::loadModelWithAdapter(summary.model_path);
+  if (Status s = checkOutputs({options.json_path, options.csv_path}, {options.input}, options.model); !s.isOk()) return s;
+  auto loaded = model::openModel(options.model);
   if (!loaded.isOk()) return loaded.status();
+  summary.model_path = model::modelLabel(loaded.value());
   auto reader = data::openReader(options.input, options.reader);
   if (!reader.isOk()) return reader.status();
   chem::FeaturizeOptions fo = options.featurize;
-  fo.multi_hop_max_dist = loaded->model.config.multi_hop_max_dist;
+  fo.multi_hop_max_dist = loaded->config.multi_hop_max_dist;
   std::vector<graph::Featurized> features;
   data::RawRecord record;
   while (reader.value()->next(record)) {
     ++summary.rows;
     auto row = chem::featurizeRecord(record, fo);
-    if (row.features && row.num_atoms <= loaded->model.config.max_nodes) features.push_back(std::move(*row.features));
+    if (row.features && row.num_atoms <= loaded->config.max_nodes) features.push_back(std::move(*row.features));
     if (options.max_molecules > 0 && static_cast<int64_t>(features.size()) >= options.max_molecules) break;
   }
   if (features.empty()) return Status(StatusCode::InvalidArgument, "no readable molecules in '" + options.input + "'");
   std::vector<const graph::Featurized*> mols;
   for (const auto& f : features) mols.push_back(&f);
   summary.molecules = static_cast<int64_t>(mols.size());
-  auto results = engine::runComparison(loaded->model, mols, options.compare, options.callbacks);
+  auto results = engine::runComparison(loaded.value(), mols, options.compare, options.callbacks);
   if (!results.isOk()) return results.status();
   summary.results = std::move(results.value());
   if (!options.json_path.empty())

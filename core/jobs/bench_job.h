@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "bundle/model_source.h"
 #include "chem/featurize.h"
 #include "data/record_reader.h"
 #include "engine/compare.h"
@@ -11,7 +12,7 @@
 namespace gs::jobs {
 
 struct BenchJobOptions {
-  std::string model;  // "" = the bundled default model
+  bundle::ModelSource model;  // "" = the bundled default model; adapters as for predict
   std::string input;
   data::ReaderOptions reader;
   chem::FeaturizeOptions featurize;

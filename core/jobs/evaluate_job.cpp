@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "engine/baselines.h"
-#include "model/lora.h"
+#include "model/loader.h"
 
 namespace gs::jobs {
 namespace {
@@ -46,18 +46,18 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
   std::unique_ptr<engine::InferenceSession> session;
   int multi_hop = options.featurize.multi_hop_max_dist;
   report.targets = options.targets;
-  if (!options.model.empty()) {
-    auto loaded = model::loadModelWithAdapter(options.model, options.adapter);
+  if (options.model) {
+    auto loaded = model::openModel(*options.model);
     if (!loaded.isOk()) return loaded.status();
-    report.model_path = loaded->model.weights_path + (loaded->adapter_path.empty() ? "" : " + " + loaded->adapter_path);
+    report.model_path = model::modelLabel(loaded.value());
     report.model_sha256 = loaded->sha256;
-    multi_hop = loaded->model.config.multi_hop_max_dist;
+    multi_hop = loaded->config.multi_hop_max_dist;
     if (report.targets.empty())
-      for (int j = 0; j < loaded->model.config.num_classes; ++j) report.targets.push_back(loaded->model.metadata.outputName(j));
-    if (static_cast<int>(report.targets.size()) != loaded->model.config.num_classes)
-      return Status(StatusCode::InvalidArgument, "the model has " + std::to_string(loaded->model.config.num_classes) +
+      for (int j = 0; j < loaded->config.num_classes; ++j) report.targets.push_back(loaded->metadata.outputName(j));
+    if (static_cast<int>(report.targets.size()) != loaded->config.num_classes)
+      return Status(StatusCode::InvalidArgument, "the model has " + std::to_string(loaded->config.num_classes) +
                                                      " outputs but " + std::to_string(report.targets.size()) + " targets were named");
-    auto s = engine::InferenceSession::create(std::move(loaded->model), options.session);
+    auto s = engine::InferenceSession::create(std::move(loaded.value()), options.session);
     if (!s.isOk()) return s.status();
     session = std::move(s.value());
   }

@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "bundle/model_source.h"
 #include "engine/inference_session.h"
 #include "jobs/labelled_data.h"
 
@@ -20,8 +23,7 @@ namespace gs::jobs {
 struct EvaluateJobOptions {
   std::string input;
   std::vector<std::string> targets;  // empty = the model's target names
-  std::string model;                 // "" = baselines only
-  std::string adapter;
+  std::optional<bundle::ModelSource> model;  // nullopt = baselines only; {""} = the bundled default
   data::ReaderOptions reader;
   chem::FeaturizeOptions featurize;
   data::SplitOptions split;

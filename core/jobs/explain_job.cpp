@@ -5,10 +5,9 @@
 
 #include "chem/descriptors.h"
 #include "common/atomic_file.h"
-#include "common/resources.h"
 #include "data/csv_writer.h"
 #include "jobs/output_check.h"
-#include "model/lora.h"
+#include "model/loader.h"
 
 namespace gs::jobs {
 
@@ -78,14 +77,13 @@ Status writeExplanations(const std::string& path, const std::vector<ExplainedMol
 Result<ExplainJobSummary> runExplain(const ExplainJobOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   ExplainJobSummary summary;
-  summary.model_path = options.model.empty() ? defaultModelPath() : options.model;
-  if (summary.model_path.empty()) return Status(StatusCode::InvalidArgument, "no --model given and the bundled default model was not found");
   if (options.output.empty()) return Status(StatusCode::InvalidArgument, "an output file is needed");
-  if (Status s = checkOutputs({options.output, options.output + ".molecules.csv"}, {options.input}, summary.model_path); !s.isOk())
+  if (Status s = checkOutputs({options.output, options.output + ".molecules.csv"}, {options.input}, options.model); !s.isOk())
     return s;
-  auto loaded = model::loadModelWithAdapter(summary.model_path);
+  auto loaded = model::openModel(options.model);
   if (!loaded.isOk()) return loaded.status();
-  summary.target = loaded->model.metadata.outputName(options.attribution.output);
+  summary.model_path = model::modelLabel(loaded.value());
+  summary.target = loaded->metadata.outputName(options.attribution.output);
   auto reader = data::openReader(options.input, options.reader);
   if (!reader.isOk()) return reader.status();
   std::vector<data::RawRecord> records;
@@ -96,7 +94,7 @@ Result<ExplainJobSummary> runExplain(const ExplainJobOptions& options) {
   auto tracker = o.callbacks.memory ? o.callbacks.memory : std::make_shared<engine::TensorMemoryTracker>();
   o.callbacks.memory = tracker;
   Status error;
-  summary.molecules = explainRecords(loaded->model, records, o, &error);
+  summary.molecules = explainRecords(loaded.value(), records, o, &error);
   if (!error.isOk()) return error;
   summary.peak_tensor_bytes = tracker->peak();
   for (const auto& m : summary.molecules) {

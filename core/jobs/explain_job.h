@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bundle/model_source.h"
 #include "chem/featurize.h"
 #include "data/record_reader.h"
 #include "engine/attribution.h"
@@ -23,7 +24,7 @@ struct ExplainedMolecule {
 };
 
 struct ExplainJobOptions {
-  std::string model;  // "" = the bundled default model
+  bundle::ModelSource model;  // "" = the bundled default model; adapters as for predict
   std::string input, output;
   data::ReaderOptions reader;
   chem::FeaturizeOptions featurize;

@@ -1,16 +1,15 @@
 #include "jobs/output_check.h"
 
 #include "common/output_guard.h"
-#include "model/lora.h"
 
 namespace gs::jobs {
 
-Status checkOutputs(const std::vector<std::string>& outputs, std::vector<std::string> inputs, const std::string& model,
-                    const std::string& adapter) {
-  if (!model.empty() || !adapter.empty()) {
-    auto files = model::resolveModelFiles(model, adapter);
-    if (!files.isOk()) return files.status();
-    for (auto& f : files->all()) inputs.push_back(std::move(f));
+Status checkOutputs(const std::vector<std::string>& outputs, std::vector<std::string> inputs,
+                    const std::optional<bundle::ModelSource>& model) {
+  if (model) {
+    auto resolved = bundle::resolveModel(*model);
+    if (!resolved.isOk()) return resolved.status();
+    for (auto& f : resolved->files()) inputs.push_back(std::move(f));
   }
   return checkOutputsAreNotInputs(outputs, inputs);
 }

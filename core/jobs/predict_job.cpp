@@ -10,7 +10,7 @@
 #include "data/csv_writer.h"
 #include "engine/torch_compat.h"
 #include "jobs/output_check.h"
-#include "model/lora.h"
+#include "model/loader.h"
 
 namespace gs::jobs {
 
@@ -64,15 +64,15 @@ RunInfo sessionRunInfo(const engine::InferenceSession& session, const std::strin
 Result<PredictSummary> runPredict(const PredictJobOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   PredictSummary summary;
-  if (Status s = checkOutputs({options.output, options.output + ".json"}, {options.input}, options.model, options.adapter); !s.isOk())
-    return s;
-  auto loaded = model::loadModelWithAdapter(options.model, options.adapter);
+  if (Status s = checkOutputs({options.output, options.output + ".json"}, {options.input}, options.model); !s.isOk()) return s;
+  auto loaded = model::openModel(options.model);
   if (!loaded.isOk()) return loaded.status();
+  summary.model_path = loaded->weights_path;
   summary.model_sha256 = loaded->sha256;
-  summary.adapter_path = loaded->adapter_path;
+  summary.adapter_path = loaded->source.adapter;
   summary.adapter_sha256 = loaded->adapter_sha256;
-  summary.notes = loaded->model.notes;
-  auto session = engine::InferenceSession::create(std::move(loaded->model), options.session);
+  summary.notes = loaded->notes;
+  auto session = engine::InferenceSession::create(std::move(loaded.value()), options.session);
   if (!session.isOk()) return session.status();
   auto reader = data::openReader(options.input, options.reader);
   if (!reader.isOk()) return reader.status();

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "bundle/model_source.h"
 #include "chem/featurize.h"
 #include "data/record_reader.h"
 #include "engine/inference_session.h"
@@ -15,8 +16,7 @@
 namespace gs::jobs {
 
 struct PredictJobOptions {
-  std::string model;    // directory or weights file (or a LoRA adapter: model/lora.h)
-  std::string adapter;  // LoRA adapter applied on top of `model`; "" = none
+  bundle::ModelSource model;  // "" = the bundled default model; an adapter on top, or an adapter run
   std::string input;
   std::string output;  // CSV path; the run record goes to output + ".json"
   data::ReaderOptions reader;
@@ -31,7 +31,7 @@ struct PredictSummary {
   int64_t rows = 0;
   std::map<std::string, int64_t> by_status;
   double seconds = 0;
-  std::string model_sha256;
+  std::string model_path, model_sha256;
   std::string adapter_path, adapter_sha256;  // when an adapter was applied
   std::vector<std::string> notes;  // from loading the checkpoint
   int64_t out_of_memory_retries = 0;  // batches halved and retried after out-of-memory errors

@@ -1,7 +1,7 @@
 #include "jobs/train_job.h"
 
-#include "common/sha256.h"
 #include "jobs/output_check.h"
+#include "model/loader.h"
 #include "model/lora.h"
 
 namespace gs::jobs {
@@ -9,7 +9,7 @@ namespace gs::jobs {
 Result<TrainJobSummary> runTrain(const TrainJobOptions& options) {
   if (options.output_dir.empty()) return Status(StatusCode::InvalidArgument, "an output directory is needed");
   const bool lora = options.train.lora_rank > 0;
-  if (lora && options.model.empty())
+  if (lora && !options.model)
     return Status(StatusCode::InvalidArgument, "LoRA adapts a trained model: give the base model to fine-tune (--model)");
   if (lora && options.train.freeze_layers > 0)
     return Status(StatusCode::InvalidArgument, "LoRA already keeps every base weight fixed; do not combine it with freezing layers");
@@ -19,22 +19,21 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options) {
 
   model::LoadedModel model;
   model::LoraSpec spec;
-  if (!options.model.empty()) {
-    auto weights = model::resolveWeightsFile(options.model);
-    if (!weights.isOk()) return weights.status();
-    auto loaded = model::loadModel(weights.value());
+  if (options.model) {
+    auto loaded = model::openModel(*options.model);
     if (!loaded.isOk()) return loaded.status();
     model = std::move(loaded.value());
+    if (lora && !model.source.adapter.empty())
+      return Status(StatusCode::InvalidArgument, "'" + model::modelLabel(model) + "' already carries a LoRA adapter: train a new "
+                                                 "adapter on its base model, or fine-tune the adapted model without --lora-rank");
     if (model.config.num_classes != static_cast<int>(options.targets.size()))
       return Status(StatusCode::InvalidArgument, "the model has " + std::to_string(model.config.num_classes) +
                                                      " outputs but " + std::to_string(options.targets.size()) + " targets were named");
     if (lora) {
-      auto sha = sha256File(weights.value());
-      if (!sha.isOk()) return sha.status();
       spec.rank = options.train.lora_rank;
       spec.alpha = options.train.lora_alpha > 0 ? options.train.lora_alpha : options.train.lora_rank;
-      spec.base_sha256 = sha.value();
-      spec.base_path = weights.value();
+      spec.base_sha256 = model.sha256;
+      spec.base_path = model.weights_path;
       spec.base_config = model.config.toJson();
     }
   } else {

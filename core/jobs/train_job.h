@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "bundle/model_source.h"
 #include "engine/trainer.h"
 #include "jobs/labelled_data.h"
 
@@ -21,7 +24,7 @@ struct TrainJobOptions {
   std::vector<std::string> target_units;  // stored in the model (shown in tables); may be empty
   std::string description;                // stored in the model card
   std::string output_dir;
-  std::string model;           // fine-tune from this checkpoint; empty = a fresh model from `config`
+  std::optional<bundle::ModelSource> model;  // fine-tune from this model; nullopt = a fresh model from `config`
   model::GraphormerConfig config;  // used when `model` is empty (num_classes is set from targets)
   data::ReaderOptions reader;
   chem::FeaturizeOptions featurize;

@@ -8,6 +8,8 @@
 
 #include "common/json_writer.h"
 #include "model/pickle_value.h"
+#include "bundle/lora_spec.h"
+#include "bundle/model_source.h"
 #include "model/lora.h"
 #include "model/safetensors.h"
 #include "model/torch_zip.h"
@@ -17,7 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kConfigKey = "graphormer_config";
-constexpr const char* kMetadataKey = "graphormer_metadata";
+using bundle::kMetadataKey;
 constexpr const char* kLoraKey = "graphormer_lora";
 
 Status fail(const std::string& what) { return {StatusCode::InvalidArgument, what}; }
@@ -74,7 +76,7 @@ Status fromSafetensors(const std::string& path, Checkpoint& ck) {
   if (Status s = readEmbedded(path, file->metadata, kMetadataKey, ck.metadata, &has_metadata); !s.isOk()) return s;
   if (auto it = file->metadata.find(kLoraKey); it != file->metadata.end()) {
     auto json = JsonValue::parse(it->second);
-    auto spec = json.isOk() ? LoraSpec::fromJson(json.value()) : Result<LoraSpec>(json.status());
+    auto spec = json.isOk() ? bundle::LoraSpec::fromJson(json.value()) : Result<bundle::LoraSpec>(json.status());
     if (!spec.isOk()) return fail(path + ": embedded " + kLoraKey + ": " + spec.status().message());
     ck.lora_rank = spec->rank;
     ck.lora_alpha = spec->alpha;
@@ -185,28 +187,8 @@ bool mapFairseqKey(const std::string& fairseq, std::string* hf) {
   return true;
 }
 
-Result<std::string> resolveWeightsFile(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return Status(StatusCode::IoError, "model path '" + path + "' does not exist");
-  if (!fs::is_directory(path, ec)) return path;
-  for (const char* name : {"model.safetensors", "pytorch_model.bin"}) {
-    const auto candidate = fs::path(path) / name;
-    if (fs::exists(candidate, ec)) return candidate.string();
-  }
-  std::vector<std::string> others;
-  for (const auto& entry : fs::directory_iterator(path, ec)) {
-    const std::string p = entry.path().string();
-    if (endsWith(p, ".pt") || endsWith(p, ".pth") || endsWith(p, ".safetensors")) others.push_back(p);
-  }
-  if (others.size() == 1) return others.front();
-  if (others.empty())
-    return Status(StatusCode::IoError, "directory '" + path +
-                                           "' holds no checkpoint (model.safetensors, pytorch_model.bin or a fairseq .pt)");
-  return Status(StatusCode::InvalidArgument, "directory '" + path + "' holds several checkpoints; name the file");
-}
-
 Result<Checkpoint> readCheckpoint(const std::string& path) {
-  auto weights = resolveWeightsFile(path);
+  auto weights = bundle::resolveWeightsFile(path);
   if (!weights.isOk()) return weights.status();
   Checkpoint ck;
   ck.weights_path = weights.value();
@@ -283,7 +265,7 @@ Status saveModel(const std::string& path, GraphormerImpl& model, const ModelMeta
   StringMap header{{"format", "pt"}, {kConfigKey, model.config().toJson()}, {kMetadataKey, metadata.toJson()}};
   for (auto& linear : model.linears()) {
     if (!linear->hasLora()) continue;
-    LoraSpec spec;
+    bundle::LoraSpec spec;
     spec.rank = static_cast<int>(linear->lora_A.size(0));
     spec.alpha = linear->loraScale() * spec.rank;
     header[kLoraKey] = spec.toJson();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bundle/model_source.h"
 #include "common/status.h"
 #include "model/config.h"
 #include "model/graphormer.h"
@@ -35,10 +36,13 @@ struct LoadedModel {
   std::string weights_path;
   std::string format;
   std::vector<std::string> notes;
+  // Filled by openModel (model/loader.h): where the model came from and the files' SHA-256.
+  bundle::ResolvedModel source;
+  std::string sha256;          // of the (base) weights file
+  std::string adapter_sha256;  // of source.adapter, when there is one
 };
 
-// Finds the weights file for a directory (model.safetensors, pytorch_model.bin, then a single .pt).
-Result<std::string> resolveWeightsFile(const std::string& path);
+// A path may be a directory: its weights file is found as bundle::resolveWeightsFile does.
 Result<Checkpoint> readCheckpoint(const std::string& path);
 // Copies `tensors` into the model's parameters, checking names, shapes, dtypes and values.
 Status loadStateDict(GraphormerImpl& model, const TensorList& tensors);

@@ -2,20 +2,18 @@
 
 #include <torch/torch.h>
 
-#include <filesystem>
 #include <map>
 #include <sstream>
 
 #include "common/json_value.h"
-#include "common/sha256.h"
 #include "common/json_writer.h"
 #include "model/safetensors.h"
 
 namespace gs::model {
 namespace {
 
-constexpr const char* kAdapterKey = "graphormer_adapter";
-constexpr const char* kMetadataKey = "graphormer_metadata";
+using bundle::kAdapterKey;
+using bundle::kMetadataKey;
 
 bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 bool endsWith(const std::string& s, const std::string& suffix) {
@@ -36,28 +34,6 @@ std::vector<LinearImpl*> adaptedLinears(GraphormerImpl& model) {
 Status fail(const std::string& what) { return {StatusCode::InvalidArgument, what}; }
 
 }  // namespace
-
-std::string LoraSpec::toJson() const {
-  std::ostringstream out;
-  JsonWriter w(out);
-  w.beginObject().field("rank", rank).field("alpha", alpha).field("base_sha256", base_sha256).field("base_path", base_path)
-      .field("base_config", base_config).endObject();
-  return out.str();
-}
-
-Result<LoraSpec> LoraSpec::fromJson(const JsonValue& json) {
-  LoraSpec s;
-  const auto* rank = json.find("rank");
-  const auto* alpha = json.find("alpha");
-  if (!rank || !rank->isInteger() || rank->asInteger() <= 0 || !alpha || !alpha->isNumber())
-    return fail("adapter description needs a positive integer 'rank' and a number 'alpha'");
-  s.rank = static_cast<int>(rank->asInteger());
-  s.alpha = alpha->asNumber();
-  if (const auto* sha = json.find("base_sha256"); sha && sha->isString()) s.base_sha256 = sha->asString();
-  if (const auto* bp = json.find("base_path"); bp && bp->isString()) s.base_path = bp->asString();
-  if (const auto* cfg = json.find("base_config"); cfg && cfg->isString()) s.base_config = cfg->asString();
-  return s;
-}
 
 void addLora(GraphormerImpl& model, int rank, double alpha, uint64_t seed) {
   auto generator = at::detail::createCPUGenerator(seed);
@@ -93,7 +69,8 @@ namespace {
 // The adapter description in a safetensors header.
 Result<LoraSpec> specOf(const std::string& path, const StringMap& header) {
   auto it = header.find(kAdapterKey);
-  if (it == header.end()) return fail("'" + path + "' is not a LoRA adapter file (no " + kAdapterKey + " in its header)");
+  if (it == header.end())
+    return fail("'" + path + "' is not a LoRA adapter file (no " + kAdapterKey + " in its header)");
   auto json = JsonValue::parse(it->second);
   if (!json.isOk()) return fail(path + ": " + json.status().message());
   auto spec = LoraSpec::fromJson(json.value());
@@ -102,12 +79,6 @@ Result<LoraSpec> specOf(const std::string& path, const StringMap& header) {
 }
 
 }  // namespace
-
-Result<LoraSpec> readAdapterSpec(const std::string& path) {
-  auto file = readSafetensors(path);
-  if (!file.isOk()) return file.status();
-  return specOf(path, file->metadata);
-}
 
 Status applyAdapter(const std::string& path, LoadedModel& base, const std::string& base_sha256) {
   auto file = readSafetensors(path);
@@ -160,65 +131,6 @@ Status applyAdapter(const std::string& path, LoadedModel& base, const std::strin
   base.metadata = metadata;
   base.notes.push_back("LoRA adapter " + path + " (rank " + std::to_string(spec->rank) + ") merged");
   return Status::ok();
-}
-
-std::vector<std::string> ModelFiles::all() const {
-  std::vector<std::string> out{weights};
-  if (!config.empty()) out.push_back(config);
-  if (!adapter.empty()) out.push_back(adapter);
-  return out;
-}
-
-Result<ModelFiles> resolveModelFiles(const std::string& model_path, const std::string& adapter_path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  std::string base = model_path;
-  ModelFiles files;
-  files.adapter = adapter_path;
-  if (files.adapter.empty()) {
-    const fs::path dir(model_path);
-    if (fs::is_directory(dir, ec) && fs::exists(dir / "adapter.safetensors", ec) && !fs::exists(dir / "model.safetensors", ec) &&
-        !fs::exists(dir / "pytorch_model.bin", ec))
-      files.adapter = (dir / "adapter.safetensors").string();
-    else if (endsWith(model_path, ".safetensors") && readAdapterSpec(model_path).isOk())
-      files.adapter = model_path;
-    if (!files.adapter.empty()) {
-      auto spec = readAdapterSpec(files.adapter);
-      if (!spec.isOk()) return spec.status();
-      if (spec->base_path.empty() || !fs::exists(spec->base_path, ec))
-        return fail("'" + files.adapter + "' is a LoRA adapter whose base model " +
-                    (spec->base_path.empty() ? std::string("is not recorded") : "'" + spec->base_path + "' is not there") +
-                    "; give the base with --model and the adapter with --adapter");
-      base = spec->base_path;
-    }
-  }
-  auto weights = resolveWeightsFile(base);
-  if (!weights.isOk()) return weights.status();
-  files.weights = weights.value();
-  const fs::path config = fs::path(files.weights).parent_path() / "config.json";
-  if (fs::exists(config, ec)) files.config = config.string();
-  return files;
-}
-
-Result<ModelWithAdapter> loadModelWithAdapter(const std::string& model_path, const std::string& adapter_path) {
-  auto files = resolveModelFiles(model_path, adapter_path);
-  if (!files.isOk()) return files.status();
-  auto sha = sha256File(files->weights);
-  if (!sha.isOk()) return sha.status();
-  auto loaded = loadModel(files->weights);
-  if (!loaded.isOk()) return loaded.status();
-  ModelWithAdapter out;
-  out.model = std::move(loaded.value());
-  out.files = files.value();
-  out.sha256 = sha.value();
-  if (!files->adapter.empty()) {
-    if (Status s = applyAdapter(files->adapter, out.model, out.sha256); !s.isOk()) return s;
-    auto asha = sha256File(files->adapter);
-    if (!asha.isOk()) return asha.status();
-    out.adapter_path = files->adapter;
-    out.adapter_sha256 = asha.value();
-  }
-  return out;
 }
 
 }  // namespace gs::model

@@ -7,14 +7,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "bundle/safetensors_header.h"
 #include "common/atomic_file.h"
 #include "common/json_value.h"
 #include "common/json_writer.h"
 
 namespace gs::model {
 namespace {
-
-constexpr uint64_t kMaxHeader = 100u << 20;  // the reference implementation's limit
 
 struct DtypeName {
   const char* name;
@@ -33,9 +32,7 @@ struct Entry {
   uint64_t begin, end;
 };
 
-Status fail(const std::string& path, const std::string& what) {
-  return {StatusCode::MalformedRecord, "safetensors file '" + path + "': " + what};
-}
+Status fail(const std::string& path, const std::string& what) { return bundle::safetensorsError(path, what); }
 
 Result<Entry> parseEntry(const std::string& path, const std::string& name, const JsonValue& v) {
   if (!v.isObject()) return fail(path, "entry '" + name + "' is not an object");
@@ -86,15 +83,6 @@ Status checkLayout(const std::string& path, std::vector<Entry>& entries, uint64_
   return Status::ok();
 }
 
-Status readMetadata(const std::string& path, const JsonValue& v, StringMap& out) {
-  if (!v.isObject()) return fail(path, "__metadata__ is not an object");
-  for (const auto& [k, value] : v.members()) {
-    if (!value.isString()) return fail(path, "__metadata__ value for '" + k + "' is not a string");
-    out[k] = value.asString();
-  }
-  return Status::ok();
-}
-
 }  // namespace
 
 std::string shapeString(c10::IntArrayRef shape) {
@@ -104,38 +92,21 @@ std::string shapeString(c10::IntArrayRef shape) {
 }
 
 Result<SafetensorsFile> readSafetensors(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return Status(StatusCode::IoError, "cannot open '" + path + "'");
-  const uint64_t file_size = static_cast<uint64_t>(in.tellg());
-  in.seekg(0);
-  unsigned char len_bytes[8] = {};
-  if (file_size < 8 || !in.read(reinterpret_cast<char*>(len_bytes), 8))
-    return fail(path, "shorter than the 8-byte header length");
-  uint64_t header_len = 0;
-  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | len_bytes[i];
-  if (header_len > kMaxHeader) return fail(path, "header length " + std::to_string(header_len) + " exceeds 100 MB");
-  if (header_len > file_size - 8)
-    return fail(path, "header length " + std::to_string(header_len) + " points past the end of the file (" +
-                          std::to_string(file_size) + " bytes; truncated file?)");
-  std::string header(header_len, '\0');
-  if (!in.read(header.data(), static_cast<std::streamsize>(header_len))) return fail(path, "cannot read the header");
-  auto json = JsonValue::parse(header);
-  if (!json.isOk()) return fail(path, "header is not valid JSON (" + json.status().message() + ")");
-  if (!json->isObject()) return fail(path, "header is not a JSON object");
-
+  auto header = bundle::readSafetensorsHeader(path);
+  if (!header.isOk()) return header.status();
   SafetensorsFile file;
+  file.metadata = header->metadata;
   std::vector<Entry> entries;
-  for (const auto& [name, value] : json->members()) {
-    if (name == "__metadata__") {
-      if (Status s = readMetadata(path, value, file.metadata); !s.isOk()) return s;
-      continue;
-    }
+  for (const auto& [name, value] : header->json.members()) {
+    if (name == "__metadata__") continue;
     auto entry = parseEntry(path, name, value);
     if (!entry.isOk()) return entry.status();
     entries.push_back(std::move(entry.value()));
   }
-  const uint64_t data_start = 8 + header_len;
-  if (Status s = checkLayout(path, entries, file_size - data_start); !s.isOk()) return s;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(StatusCode::IoError, "cannot open '" + path + "'");
+  const uint64_t data_start = header->data_start;
+  if (Status s = checkLayout(path, entries, header->file_size - data_start); !s.isOk()) return s;
   for (const Entry& e : entries) {
     auto t = torch::empty(e.shape, torch::TensorOptions().dtype(e.dtype));
     in.seekg(static_cast<std::streamoff>(data_start + e.begin));

@@ -47,6 +47,12 @@ refuse "train data as split.csv" "split.csv" -- train --input "$tmp/model/split.
 refuse "train over its base model" "model.safetensors" -- train --model "$tmp/model" --input "$tmp/data.csv" --targets y \
     --output "$tmp/model" --epochs 1
 
+# An output directory that is a file: a clear error, the file kept.
+if "$cli" train --input "$tmp/data.csv" --targets y --output "$tmp/in.smi" --epochs 1 --layers 1 --dim 8 --heads 1 --ffn 8 \
+    2> "$tmp/err.txt"; then echo "train into a file accepted"; exit 1; fi
+grep -q "cannot create the output directory" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
+[ "$(sums)" = "$before" ] || { echo "train into a file changed it"; exit 1; }
+
 # Distinct outputs still work, and a second run may replace its own earlier output.
 "$cli" predict --model "$model" --input "$tmp/link.smi" --output "$tmp/p.csv" --quiet 2>/dev/null
 "$cli" predict --model "$model" --input "$tmp/link.smi" --output "$tmp/p.csv" --quiet 2>/dev/null

@@ -45,6 +45,18 @@ grep -q "adapter.safetensors" "$tmp/pl.txt" || { cat "$tmp/pl.txt"; exit 1; }
 "$cli" predict --model "$tmp/model" --adapter "$tmp/lora/adapter.safetensors" --input "$tmp/t.csv" --output "$tmp/pl2.csv" --quiet 2>/dev/null
 cmp -s "$tmp/pl.csv" "$tmp/pl2.csv" || { echo "--adapter and the adapter directory disagree"; exit 1; }
 if cmp -s "$tmp/p.csv" "$tmp/pl.csv"; then echo "the adapter changed no prediction"; exit 1; fi
+# explain and bench take adapters like predict: the adapter directory, or --adapter on the base.
+head -6 "$tmp/t.csv" | tail -5 | cut -d, -f1 > "$tmp/few.smi"
+"$cli" explain --model "$tmp/lora" --input "$tmp/few.smi" --output "$tmp/xa.csv" --method gradxinput 2> "$tmp/xa.txt" \
+  || { cat "$tmp/xa.txt"; exit 1; }
+"$cli" explain --model "$tmp/model" --adapter "$tmp/lora/adapter.safetensors" --input "$tmp/few.smi" --output "$tmp/xb.csv" \
+  --method gradxinput 2>/dev/null
+cmp -s "$tmp/xa.csv.molecules.csv" "$tmp/xb.csv.molecules.csv" || { echo "explain: adapter directory and --adapter disagree"; exit 1; }
+"$cli" explain --model "$tmp/model" --input "$tmp/few.smi" --output "$tmp/xc.csv" --method gradxinput 2>/dev/null
+if cmp -s "$tmp/xa.csv.molecules.csv" "$tmp/xc.csv.molecules.csv"; then echo "explain ignored the adapter"; exit 1; fi
+"$cli" bench --model "$tmp/model" --adapter "$tmp/lora/adapter.safetensors" --input "$tmp/few.smi" --modes fp32 --repeats 1 \
+  > "$tmp/ba.txt" 2>&1 || { cat "$tmp/ba.txt"; exit 1; }
+grep -q "adapter.safetensors" "$tmp/ba.txt" || { echo "bench does not name the adapter"; cat "$tmp/ba.txt"; exit 1; }
 # The adapter refuses another base model.
 if "$cli" predict --model "$tmp/scaf" --adapter "$tmp/lora/adapter.safetensors" --input "$tmp/t.csv" --output "$tmp/x.csv" 2> "$tmp/e.txt"; then
   echo "adapter accepted on another base"; exit 1; fi

@@ -12,6 +12,7 @@
 #include "core/model_fixture.h"
 #include "engine/baselines.h"
 #include "engine/trainer.h"
+#include "model/loader.h"
 #include "model/lora.h"
 
 namespace gs {
@@ -126,10 +127,22 @@ TEST_F(LoraFixture, FineTuningTrainsOnlyTheAdapterAndHeadAndTheAdapterFileReprod
   EXPECT_FALSE(model::hasLora(*fresh.model));  // merged
   EXPECT_TRUE(torch::allclose(predict(*fresh.model), expected, 1e-5, 1e-5));
   EXPECT_NEAR(fresh.metadata.target_mean.at(0), trainer.model().metadata.target_mean.at(0), 1e-9);
-  auto found = model::loadModelWithAdapter(adapter);
+  auto found = model::openModel(bundle::ModelSource{adapter, ""});
   ASSERT_TRUE(found.isOk()) << found.status().toString();
-  EXPECT_EQ(found->adapter_path, adapter);
-  EXPECT_TRUE(torch::allclose(predict(*found->model.model), expected, 1e-5, 1e-5));
+  EXPECT_EQ(found->source.adapter, adapter);
+  EXPECT_EQ(found->source.weights, base_path);
+  EXPECT_EQ(found->sha256, spec.base_sha256);
+  EXPECT_EQ(found->adapter_sha256, sha256File(adapter).value());
+  EXPECT_TRUE(torch::allclose(predict(*found->model), expected, 1e-5, 1e-5));
+  // The run directory holding only the adapter resolves the same way; the adapter given
+  // explicitly on top of the base too.
+  for (const bundle::ModelSource& source : {bundle::ModelSource{dir.string(), ""}, bundle::ModelSource{base_path, adapter}}) {
+    auto resolved = bundle::resolveModel(source);
+    ASSERT_TRUE(resolved.isOk()) << resolved.status().toString();
+    EXPECT_EQ(resolved->weights, base_path);
+    EXPECT_EQ(resolved->adapter, adapter);
+    EXPECT_FALSE(resolved->bundled_default);
+  }
 
   // Another base (other weights, same shape) is refused by its SHA-256.
   auto other = loadBase();
@@ -144,7 +157,7 @@ TEST_F(LoraFixture, FineTuningTrainsOnlyTheAdapterAndHeadAndTheAdapterFileReprod
   ASSERT_FALSE(st2.isOk());
   EXPECT_NE(st2.message().find("configuration"), std::string::npos) << st2.message();
   // A plain model file is not an adapter.
-  EXPECT_FALSE(model::readAdapterSpec(base_path).isOk());
+  EXPECT_FALSE(bundle::readAdapterSpec(base_path).isOk());
 
   // The trainer's own checkpoint of a LoRA run (unmerged adapter inside) loads as a plain model.
   const std::string ck = (dir / "lora_checkpoint.safetensors").string();

@@ -1,0 +1,95 @@
+#include "bundle/model_source.h"
+
+#include <filesystem>
+
+#include "bundle/lora_spec.h"
+#include "common/resources.h"
+
+namespace gs::bundle {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The adapter `path` stands for on its own: a run directory holding only adapter.safetensors, or
+// an adapter file; "" when it is a model.
+std::string adapterOf(const std::string& path) {
+  std::error_code ec;
+  const fs::path dir(path);
+  if (fs::is_directory(dir, ec))
+    return fs::exists(dir / "adapter.safetensors", ec) && !fs::exists(dir / "model.safetensors", ec) &&
+                   !fs::exists(dir / "pytorch_model.bin", ec)
+               ? (dir / "adapter.safetensors").string()
+               : std::string();
+  return endsWith(path, ".safetensors") && readAdapterSpec(path).isOk() ? path : std::string();
+}
+
+// The base model an adapter records.
+Result<std::string> baseOf(const std::string& adapter) {
+  auto spec = readAdapterSpec(adapter);
+  if (!spec.isOk()) return spec.status();
+  std::error_code ec;
+  if (spec->base_path.empty() || !fs::exists(spec->base_path, ec))
+    return Status(StatusCode::InvalidArgument,
+                  "'" + adapter + "' is a LoRA adapter whose base model " +
+                      (spec->base_path.empty() ? std::string("is not recorded") : "'" + spec->base_path + "' is not there") +
+                      "; give the base with --model and the adapter with --adapter");
+  return spec->base_path;
+}
+
+}  // namespace
+
+std::vector<std::string> ResolvedModel::files() const {
+  std::vector<std::string> out{weights};
+  if (!config.empty()) out.push_back(config);
+  if (!adapter.empty()) out.push_back(adapter);
+  return out;
+}
+
+Result<std::string> resolveWeightsFile(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Status(StatusCode::IoError, "model path '" + path + "' does not exist");
+  if (!fs::is_directory(path, ec)) return path;
+  for (const char* name : {"model.safetensors", "pytorch_model.bin"}) {
+    const auto candidate = fs::path(path) / name;
+    if (fs::exists(candidate, ec)) return candidate.string();
+  }
+  std::vector<std::string> others;
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    const std::string p = entry.path().string();
+    if (endsWith(p, ".pt") || endsWith(p, ".pth") || endsWith(p, ".safetensors")) others.push_back(p);
+  }
+  if (others.size() == 1) return others.front();
+  if (others.empty())
+    return Status(StatusCode::IoError, "directory '" + path +
+                                           "' holds no checkpoint (model.safetensors, pytorch_model.bin or a fairseq .pt)");
+  return Status(StatusCode::InvalidArgument, "directory '" + path + "' holds several checkpoints; name the file");
+}
+
+Result<ResolvedModel> resolveModel(const ModelSource& source) {
+  ResolvedModel r;
+  std::string base = source.path;
+  if (base.empty()) {
+    base = defaultModelPath();
+    r.bundled_default = true;
+    if (base.empty()) return Status(StatusCode::IoError, "no model given and the bundled default model was not found");
+  }
+  r.adapter = source.adapter.empty() ? adapterOf(base) : source.adapter;
+  if (!r.adapter.empty() && source.adapter.empty()) {  // the model named is itself an adapter
+    auto b = baseOf(r.adapter);
+    if (!b.isOk()) return b.status();
+    base = b.value();
+  }
+  auto weights = resolveWeightsFile(base);
+  if (!weights.isOk()) return weights.status();
+  r.weights = weights.value();
+  std::error_code ec;
+  const fs::path config = fs::path(r.weights).parent_path() / "config.json";
+  if (fs::exists(config, ec)) r.config = config.string();
+  return r;
+}
+
+}  // namespace gs::bundle

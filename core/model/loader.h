@@ -1,0 +1,17 @@
+#pragma once
+// The one model loader of every command and the app: a ModelSource (bundle/model_source.h) is
+// resolved to its files, the weights loaded (model/checkpoint.h), an adapter applied and merged
+// (model/lora.h, checked against the base's SHA-256 and configuration), and where it all came from
+// recorded in the LoadedModel (source, sha256, adapter_sha256).
+#include "bundle/model_source.h"
+#include "common/status.h"
+#include "model/checkpoint.h"
+
+namespace gs::model {
+
+Result<LoadedModel> openModel(const bundle::ModelSource& source);
+// "weights file" or "weights file + adapter file", for messages and reports.
+std::string modelLabel(const LoadedModel& model);
+Result<LoadedModel> openModel(const bundle::ResolvedModel& resolved);
+
+}  // namespace gs::model
