@@ -32,8 +32,12 @@ Result<LoraSpec> LoraSpec::fromJson(const JsonValue& json) {
 Result<LoraSpec> readAdapterSpec(const std::string& path) {
   auto header = readSafetensorsHeader(path);
   if (!header.isOk()) return header.status();
-  auto it = header->metadata.find(kAdapterKey);
-  if (it == header->metadata.end())
+  return adapterSpecFromHeader(path, header->metadata);
+}
+
+Result<LoraSpec> adapterSpecFromHeader(const std::string& path, const std::map<std::string, std::string>& metadata) {
+  auto it = metadata.find(kAdapterKey);
+  if (it == metadata.end())
     return Status(StatusCode::InvalidArgument, "'" + path + "' is not a LoRA adapter file (no " + kAdapterKey + " in its header)");
   auto json = JsonValue::parse(it->second);
   if (!json.isOk()) return Status(StatusCode::InvalidArgument, path + ": " + json.status().message());

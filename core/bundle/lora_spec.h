@@ -2,6 +2,7 @@
 // The description of a LoRA adapter (model/lora.h) as stored in its file's header: rank, alpha and
 // the base model it was trained on. Torch-free, so resolving "what does this adapter adapt" needs
 // no LibTorch.
+#include <map>
 #include <string>
 
 #include "common/json_value.h"
@@ -27,5 +28,7 @@ struct LoraSpec {
 // The adapter description in the header of the adapter file at `path`; an error when the file is
 // not an adapter (a full model, a truncated file, another format).
 Result<LoraSpec> readAdapterSpec(const std::string& path);
+// The same from a header's metadata already read (`path` names the file in errors).
+Result<LoraSpec> adapterSpecFromHeader(const std::string& path, const std::map<std::string, std::string>& metadata);
 
 }  // namespace gs::bundle

@@ -1,35 +1,38 @@
 #include "bundle/model_source.h"
 
 #include <filesystem>
+#include <optional>
+#include <utility>
 
 #include "bundle/lora_spec.h"
 #include "common/resources.h"
+#include "common/text.h"
 
 namespace gs::bundle {
 namespace {
 
 namespace fs = std::filesystem;
 
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// The adapter `path` stands for on its own: a run directory holding only adapter.safetensors, or
-// an adapter file; "" when it is a model.
-std::string adapterOf(const std::string& path) {
+// The adapter `path` stands for on its own, with its description: a run directory holding only
+// adapter.safetensors, or an adapter file. nullopt when `path` is a model.
+std::optional<std::pair<std::string, Result<LoraSpec>>> adapterOf(const std::string& path) {
   std::error_code ec;
   const fs::path dir(path);
-  if (fs::is_directory(dir, ec))
-    return fs::exists(dir / "adapter.safetensors", ec) && !fs::exists(dir / "model.safetensors", ec) &&
-                   !fs::exists(dir / "pytorch_model.bin", ec)
-               ? (dir / "adapter.safetensors").string()
-               : std::string();
-  return endsWith(path, ".safetensors") && readAdapterSpec(path).isOk() ? path : std::string();
+  if (fs::is_directory(dir, ec)) {
+    if (!fs::exists(dir / "adapter.safetensors", ec) || fs::exists(dir / "model.safetensors", ec) ||
+        fs::exists(dir / "pytorch_model.bin", ec))
+      return std::nullopt;
+    const std::string adapter = (dir / "adapter.safetensors").string();
+    return std::make_pair(adapter, readAdapterSpec(adapter));
+  }
+  if (!endsWith(path, ".safetensors")) return std::nullopt;
+  auto spec = readAdapterSpec(path);  // a .safetensors file that is no adapter is a model
+  if (!spec.isOk()) return std::nullopt;
+  return std::make_pair(path, std::move(spec));
 }
 
 // The base model an adapter records.
-Result<std::string> baseOf(const std::string& adapter) {
-  auto spec = readAdapterSpec(adapter);
+Result<std::string> baseOf(const std::string& adapter, const Result<LoraSpec>& spec) {
   if (!spec.isOk()) return spec.status();
   std::error_code ec;
   if (spec->base_path.empty() || !fs::exists(spec->base_path, ec))
@@ -77,11 +80,14 @@ Result<ResolvedModel> resolveModel(const ModelSource& source) {
     r.bundled_default = true;
     if (base.empty()) return Status(StatusCode::IoError, "no model given and the bundled default model was not found");
   }
-  r.adapter = source.adapter.empty() ? adapterOf(base) : source.adapter;
-  if (!r.adapter.empty() && source.adapter.empty()) {  // the model named is itself an adapter
-    auto b = baseOf(r.adapter);
-    if (!b.isOk()) return b.status();
-    base = b.value();
+  r.adapter = source.adapter;
+  if (r.adapter.empty()) {
+    if (auto found = adapterOf(base)) {  // the model named is itself an adapter
+      auto b = baseOf(found->first, found->second);
+      if (!b.isOk()) return b.status();
+      r.adapter = found->first;
+      base = b.value();
+    }
   }
   auto weights = resolveWeightsFile(base);
   if (!weights.isOk()) return weights.status();

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/json_writer.h"
+#include "common/text.h"
 #include "model/pickle_value.h"
 #include "bundle/lora_spec.h"
 #include "bundle/model_source.h"
@@ -23,10 +24,6 @@ using bundle::kMetadataKey;
 constexpr const char* kLoraKey = "graphormer_lora";
 
 Status fail(const std::string& what) { return {StatusCode::InvalidArgument, what}; }
-
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 std::string siblingConfig(const std::string& weights) {
   return (fs::path(weights).parent_path() / "config.json").string();

@@ -7,6 +7,7 @@
 
 #include "common/json_value.h"
 #include "common/json_writer.h"
+#include "common/text.h"
 #include "model/safetensors.h"
 
 namespace gs::model {
@@ -14,11 +15,6 @@ namespace {
 
 using bundle::kAdapterKey;
 using bundle::kMetadataKey;
-
-bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 std::vector<LinearImpl*> adaptedLinears(GraphormerImpl& model) {
   std::vector<LinearImpl*> out;
@@ -64,26 +60,10 @@ Status saveAdapter(const std::string& path, GraphormerImpl& model, const ModelMe
   return writeSafetensors(path, tensors, header);
 }
 
-namespace {
-
-// The adapter description in a safetensors header.
-Result<LoraSpec> specOf(const std::string& path, const StringMap& header) {
-  auto it = header.find(kAdapterKey);
-  if (it == header.end())
-    return fail("'" + path + "' is not a LoRA adapter file (no " + kAdapterKey + " in its header)");
-  auto json = JsonValue::parse(it->second);
-  if (!json.isOk()) return fail(path + ": " + json.status().message());
-  auto spec = LoraSpec::fromJson(json.value());
-  if (!spec.isOk()) return Status(spec.status().code(), path + ": " + spec.status().message());
-  return spec;
-}
-
-}  // namespace
-
 Status applyAdapter(const std::string& path, LoadedModel& base, const std::string& base_sha256) {
   auto file = readSafetensors(path);
   if (!file.isOk()) return file.status();
-  auto spec = specOf(path, file->metadata);
+  auto spec = bundle::adapterSpecFromHeader(path, file->metadata);
   if (!spec.isOk()) return spec.status();
   if (!spec->base_sha256.empty() && !base_sha256.empty() && spec->base_sha256 != base_sha256)
     return fail("adapter '" + path + "' was trained on the base model with SHA-256 " + spec->base_sha256 + ", not on '" +
