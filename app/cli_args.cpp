@@ -1,5 +1,7 @@
 #include "cli_args.h"
 
+#include <cstdlib>
+
 namespace gs::app {
 
 bool CliArgs::parse(int argc, char** argv, int first, const std::set<std::string>& valued,
@@ -55,6 +57,19 @@ bool CliArgs::getInt(const std::string& flag, int fallback, int lo, int hi, int*
   *error = flag + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
            it->second + "'";
   return false;
+}
+
+bool CliArgs::getDouble(const std::string& flag, double lo, double hi, double* out, std::string* error) const {
+  if (!has(flag)) return true;
+  char* end = nullptr;
+  const std::string text = get(flag);
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end || !(v >= lo && v <= hi)) {
+    *error = flag + " must be a number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    return false;
+  }
+  *out = v;
+  return true;
 }
 
 }  // namespace gs::app

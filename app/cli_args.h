@@ -16,6 +16,8 @@ class CliArgs {
   std::string get(const std::string& flag, const std::string& fallback = "") const;
   // Integer flag; sets error and returns false when the value is not an integer in [lo, hi].
   bool getInt(const std::string& flag, int fallback, int lo, int hi, int* out, std::string* error) const;
+  // Number flag in [lo, hi]; `out` keeps its value when the flag is absent.
+  bool getDouble(const std::string& flag, double lo, double hi, double* out, std::string* error) const;
 
  private:
   std::map<std::string, std::string> values_;

@@ -16,7 +16,7 @@
 
 #include "chem/featurize.h"
 #include "data/batch_planner.h"
-#include "data/collate.h"
+#include "tensor/collate.h"
 #include "data/smi_reader.h"
 
 namespace {
@@ -51,7 +51,7 @@ void pipeline(const std::vector<gs::data::RawRecord>& recs, size_t begin, size_t
   for (const auto& batch : gs::data::planBatches(sizes, plan)) {
     std::vector<const gs::graph::Featurized*> mols;
     for (int i : batch) mols.push_back(ok[i]);
-    gs::data::collate(mols, {});
+    gs::tensor::collate(mols, {});
   }
 }
 

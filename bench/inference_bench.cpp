@@ -18,7 +18,7 @@
 #include "chem/featurize.h"
 #include "data/smi_reader.h"
 #include "engine/inference_session.h"
-#include "engine/torch_compat.h"
+#include "tensor/torch_compat.h"
 
 namespace {
 
@@ -71,7 +71,7 @@ double gemmFlops(int64_t n, torch::ScalarType dtype) {
 }
 
 // FLOPs the encoder computes for one padded batch (projections, FFN, attention products, head).
-double batchFlops(const gs::model::GraphormerConfig& c, int64_t b, int64_t tokens) {
+double batchFlops(const gs::bundle::GraphormerConfig& c, int64_t b, int64_t tokens) {
   const double C = c.embedding_dim, F = c.ffn_embedding_dim, T = static_cast<double>(tokens);
   const double per_layer = 2.0 * b * T * (4 * C * C + 2 * C * F) + 4.0 * b * T * T * C;
   return c.num_hidden_layers * per_layer + 2.0 * b * (C * C + C * c.num_classes);
@@ -101,7 +101,7 @@ RunResult run(gs::engine::InferenceSession& session, const Molecules& mols, int 
   RunResult best;
   double best_time = 1e30;
   for (int rep = 0; rep < repeats; ++rep) {
-    auto tracker = std::make_shared<gs::engine::TensorMemoryTracker>();
+    auto tracker = std::make_shared<gs::tensor::TensorMemoryTracker>();
     const auto t0 = Clock::now();
     std::vector<gs::chem::MoleculeRow> rows;
     rows.reserve(mols.records.size());
@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
   std::printf("%-5s %-5s %5s %-8s %9s %9s %8s %10s %9s %8s\n", "model", "prec", "batch", "bucket", "mol/s",
               "feat%", "padding", "GFLOP/s", "%GEMM", "peakMiB");
   for (const auto& name : args.models) {
-    auto config = gs::model::GraphormerConfig::preset(name);
+    auto config = gs::bundle::GraphormerConfig::preset(name);
     if (!config.isOk()) {
       std::fprintf(stderr, "%s\n", config.status().message().c_str());
       return 1;
@@ -168,8 +168,8 @@ int main(int argc, char** argv) {
     loaded.model = gs::model::Graphormer(loaded.config);
     loaded.model->initializeWeights(42);
     for (const auto& prec : args.precisions) {
-      gs::engine::Precision p{};
-      if (!gs::engine::parsePrecision(prec, &p)) continue;
+      gs::tensor::Precision p{};
+      if (!gs::tensor::parsePrecision(prec, &p)) continue;
       for (bool bucketing : {true, false}) {
         for (const auto& batch : args.batches) {
           gs::engine::SessionOptions o;
@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
           for (const auto& w : warm) wp.push_back(&*w.features);
           session.value()->predict(wp);
           const RunResult r = run(*session.value(), mols, args.repeats);
-          const double gemm = p == gs::engine::Precision::BF16 ? bf16_gemm : fp32_gemm;
+          const double gemm = p == gs::tensor::Precision::BF16 ? bf16_gemm : fp32_gemm;
           std::printf("%-5s %-5s %5s %-8s %9.1f %8.1f%% %8.2f %10.1f %8.1f%% %8.1f\n", name.c_str(), prec.c_str(),
                       batch.c_str(), bucketing ? "yes" : "no", r.molecules_per_s, 100 * r.featurize_share, r.padding,
                       r.flops_per_s / 1e9, 100 * r.flops_per_s / gemm, r.peak_tensor / 1048576.0);

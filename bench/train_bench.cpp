@@ -13,9 +13,9 @@
 #include "chem/featurize.h"
 #include "data/smi_reader.h"
 #include "engine/activation_checkpoint.h"
-#include "engine/memory_probe.h"
-#include "engine/precision.h"
-#include "engine/torch_compat.h"
+#include "tensor/memory_probe.h"
+#include "tensor/precision.h"
+#include "tensor/torch_compat.h"
 
 namespace {
 
@@ -55,11 +55,11 @@ int main(int argc, char** argv) {
               gs::compat::torchVersion().c_str(), threads, input.c_str(), steps);
   std::printf("%-5s %-5s %5s %5s %10s %10s\n", "model", "prec", "batch", "ratio", "ms/step", "peakMiB");
   for (const auto& name : models) {
-    auto config = gs::model::GraphormerConfig::preset(name).value();
+    auto config = gs::bundle::GraphormerConfig::preset(name).value();
     config.dropout = 0.1;
     for (const auto& prec : precisions) {
-      gs::engine::Precision p{};
-      if (!gs::engine::parsePrecision(prec, &p)) continue;
+      gs::tensor::Precision p{};
+      if (!gs::tensor::parsePrecision(prec, &p)) continue;
       for (const auto& batch_text : batches) {
         const size_t batch = std::stoul(batch_text);
         for (const auto& ratio_text : ratios) {
@@ -69,20 +69,20 @@ int main(int argc, char** argv) {
           model->train();
           torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-4));
           const auto runner = gs::engine::checkpointRunner(config.num_hidden_layers, ratio);
-          auto tracker = std::make_shared<gs::engine::TensorMemoryTracker>();
+          auto tracker = std::make_shared<gs::tensor::TensorMemoryTracker>();
           double total = 0;
           for (int s = 0; s <= steps; ++s) {
             std::vector<const gs::graph::Featurized*> mols;
             for (size_t i = 0; i < batch; ++i) mols.push_back(&*rows[(s * batch + i) % rows.size()].features);
-            const auto collated = gs::data::collate(mols, {});
+            const auto collated = gs::tensor::collate(mols, {});
             if (s == 1) tracker->resetPeak();
             const auto t0 = std::chrono::steady_clock::now();
             {
-              gs::engine::TensorMemoryScope scope(tracker);
+              gs::tensor::TensorMemoryScope scope(tracker);
               opt.zero_grad();
               torch::Tensor out;
               {
-                gs::compat::AutocastGuard guard(c10::DeviceType::CPU, torch::kBFloat16, p == gs::engine::Precision::BF16);
+                gs::compat::AutocastGuard guard(c10::DeviceType::CPU, torch::kBFloat16, p == gs::tensor::Precision::BF16);
                 out = model->forward(collated, runner);
               }
               out.to(torch::kFloat).abs().mean().backward();

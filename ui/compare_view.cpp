@@ -251,7 +251,7 @@ bool CompareView::exportCsv(const QString& path, QString* error) const {
     if (error) *error = why;
     return false;
   }
-  const Status s = engine::writeComparisonCsv(path.toStdString(), results_);
+  const Status s = jobs::writeComparisonCsv(path.toStdString(), results_);
   if (!s.isOk() && error) *error = QString::fromStdString(s.toString());
   return s.isOk();
 }

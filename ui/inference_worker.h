@@ -1,9 +1,10 @@
 #pragma once
-// Runs the model off the UI thread. Lives in its own QThread (see MainWindow): loadModel() and
-// run() are queued slots executed there; the model is loaded once and kept; every run goes
-// through an InferenceSession, which sets up InferenceMode on this thread. Results, progress and
-// errors come back as signals. cancel() and memoryTracker() are thread-safe; cancel takes effect
-// within one batch, and rows not yet predicted get the status "cancelled".
+// Runs the model off the UI thread. Lives in its own QThread (see MainWindow): loadModel(), run(),
+// compare() and explain() are queued slots executed there. The model is loaded once and kept;
+// every run goes through a predict::Predictor on it (the same pipeline as graphormer-cli predict),
+// kept while the settings compare equal (PredictorOptions ==). Results, progress and errors come
+// back as signals. cancel() and memoryTracker() are thread-safe; cancel takes effect within one
+// batch, and rows not yet predicted get the status "cancelled".
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -13,10 +14,15 @@
 #include <vector>
 
 #include "engine/compare.h"
-#include "engine/memory_probe.h"
+#include "tensor/memory_probe.h"
 #include "data/record.h"
 #include "jobs/explain_job.h"
-#include "jobs/prediction_table.h"
+#include "predict/prediction_table.h"
+#include "predict/predictor_options.h"
+
+namespace gs::predict {
+class Predictor;
+}
 
 namespace gs::ui {
 
@@ -37,8 +43,14 @@ struct RunSettings {
   QString precision = QStringLiteral("fp32");
   int batch_size = 32;
   int threads = 0;  // 0 = LibTorch's default
-  qint64 memory_budget_mib = 0;  // > 0: batches sized so that their peak tensor memory stays under this
+  // > 0: batches sized so that their peak tensor memory stays under this; the batch size then
+  // caps them (the same rule as graphormer-cli's --memory-budget-mib with --batch-size).
+  qint64 memory_budget_mib = 0;
 };
+
+// The predictor options of a run on `model` (path, adapter) with these settings: the one place the
+// app's settings become engine settings. Errors name the setting.
+Result<predict::PredictorOptions> toPredictorOptions(const RunSettings& settings, const bundle::ModelSource& model);
 
 // What the run reads: pasted text (SMILES [name] per line) or a file with reader settings.
 struct RunInput {
@@ -71,7 +83,7 @@ class InferenceWorker final : public QObject {
   ~InferenceWorker() override;
 
   void cancel() { cancelled_.store(true); }
-  std::shared_ptr<engine::TensorMemoryTracker> memoryTracker() const { return tracker_; }
+  std::shared_ptr<tensor::TensorMemoryTracker> memoryTracker() const { return tracker_; }
   // Precisions ("fp32", ...) with "" when available on the device, else the reason.
   static std::vector<std::pair<QString, QString>> precisionOptions(const QString& device);
   static QStringList devices();
@@ -87,10 +99,10 @@ class InferenceWorker final : public QObject {
   void modelLoaded(const gs::ui::ModelCard& card);
   void modelFailed(const QString& message);
   // Every input row, pending, in input order (before any prediction).
-  void inputRead(const std::vector<gs::jobs::PredictedRow>& rows);
-  void rowsDone(int first, const std::vector<gs::jobs::PredictedRow>& rows);
+  void inputRead(const std::vector<gs::predict::PredictedRow>& rows);
+  void rowsDone(int first, const std::vector<gs::predict::PredictedRow>& rows);
   void progress(qint64 done, qint64 total, double molecules_per_second);
-  void runFinished(bool cancelled, double seconds, const gs::jobs::RunInfo& info);
+  void runFinished(bool cancelled, double seconds, const gs::predict::RunRecord& info);
   void runFailed(const QString& message);
   void compareStarted(int modes);
   void compareModeStarted(int index, int modes, const QString& label);
@@ -100,12 +112,14 @@ class InferenceWorker final : public QObject {
   void explainFailed(const QString& message);
 
  private:
-  // Every record of the input (pasted text or file); false with runFailed emitted on error.
-  bool readInput(const RunInput& input, std::vector<data::RawRecord>& records);
+  // Every record of the input (pasted text or file); the error when it cannot be read.
+  Status readInput(const RunInput& input, std::vector<data::RawRecord>& records);
+  // The predictor for these settings: the cached one when its options compare equal.
+  Result<predict::Predictor*> predictorFor(const RunSettings& settings);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::atomic<bool> cancelled_{false};
-  std::shared_ptr<engine::TensorMemoryTracker> tracker_;
+  std::shared_ptr<tensor::TensorMemoryTracker> tracker_;
 };
 
 }  // namespace gs::ui
@@ -113,7 +127,7 @@ class InferenceWorker final : public QObject {
 Q_DECLARE_METATYPE(gs::ui::ModelCard)
 Q_DECLARE_METATYPE(gs::ui::RunSettings)
 Q_DECLARE_METATYPE(gs::ui::RunInput)
-Q_DECLARE_METATYPE(gs::jobs::RunInfo)
+Q_DECLARE_METATYPE(gs::predict::RunRecord)
 Q_DECLARE_METATYPE(gs::ui::CompareRequest)
 Q_DECLARE_METATYPE(gs::engine::ModeResult)
 Q_DECLARE_METATYPE(gs::ui::ExplainRequest)

@@ -54,8 +54,8 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   qRegisterMetaType<ModelCard>();
   qRegisterMetaType<RunSettings>();
   qRegisterMetaType<RunInput>();
-  qRegisterMetaType<jobs::RunInfo>();
-  qRegisterMetaType<std::vector<jobs::PredictedRow>>();
+  qRegisterMetaType<predict::RunRecord>();
+  qRegisterMetaType<std::vector<predict::PredictedRow>>();
   qRegisterMetaType<CompareRequest>();
   qRegisterMetaType<engine::ModeResult>();
   qRegisterMetaType<ExplainRequest>();
@@ -175,14 +175,14 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
     run_->setEnabled(false);
     Q_EMIT modelReady(false);
   });
-  connect(worker_, &InferenceWorker::inputRead, this, [this](const std::vector<jobs::PredictedRow>& rows) {
+  connect(worker_, &InferenceWorker::inputRead, this, [this](const std::vector<predict::PredictedRow>& rows) {
     results_->setInput(rows);
     explanations_.clear();
     sizeColumns();
     progress_->setRange(0, std::max<int>(1, static_cast<int>(rows.size())));
     progress_->setValue(0);
   });
-  connect(worker_, &InferenceWorker::rowsDone, this, [this](int first, const std::vector<jobs::PredictedRow>& rows) {
+  connect(worker_, &InferenceWorker::rowsDone, this, [this](int first, const std::vector<predict::PredictedRow>& rows) {
     results_->setResults(first, rows);
     if (first == 0 && !table_->selectionModel()->currentIndex().isValid()) table_->selectRow(0);
     else if (first <= proxy_->mapToSource(table_->selectionModel()->currentIndex()).row()) showSelected();
@@ -193,10 +193,10 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
     const double eta = rate > 0 ? double(total - done) / rate : 0;
     rate_->setText(tr("%1 / %2 molecules, %3 mol/s, ETA %4 s").arg(done).arg(total).arg(rate, 0, 'f', 0).arg(eta, 0, 'f', 0));
   });
-  connect(worker_, &InferenceWorker::runFinished, this, [this](bool cancelled, double seconds, const jobs::RunInfo& info) {
+  connect(worker_, &InferenceWorker::runFinished, this, [this](bool cancelled, double seconds, const predict::RunRecord& info) {
     last_run_ = info;
     setRunning(false);
-    const auto counts = jobs::statusCounts(results_->rows());
+    const auto counts = predict::statusCounts(results_->rows());
     QString summary;
     for (const auto& [name, n] : counts) summary += QStringLiteral(", %1 %2").arg(n).arg(QString::fromStdString(name));
     rate_->setText((cancelled ? tr("Cancelled after %1 s") : tr("Done in %1 s")).arg(seconds, 0, 'f', 1) + summary);
@@ -585,7 +585,7 @@ bool MainWindow::exportCsv(const QString& path, bool selection_only, QString* er
     if (error) *error = why;
     return false;
   }
-  std::vector<jobs::PredictedRow> rows;
+  std::vector<predict::PredictedRow> rows;
   if (selection_only) {
     std::set<int> source_rows;
     for (const auto& index : table_->selectionModel()->selectedRows()) source_rows.insert(proxy_->mapToSource(index).row());
@@ -594,9 +594,9 @@ bool MainWindow::exportCsv(const QString& path, bool selection_only, QString* er
     // In the table's current order (sorted / filtered as shown).
     for (int r = 0; r < proxy_->rowCount(); ++r) rows.push_back(results_->rowAt(proxy_->mapToSource(proxy_->index(r, 0)).row()));
   }
-  model::ModelMetadata md;
+  bundle::ModelMetadata md;
   for (const auto& n : card_.target_names) md.target_names.push_back(n.toStdString());
-  const Status s = jobs::writePredictions(path.toStdString(), md, results_->numOutputs(), rows, last_run_);
+  const Status s = predict::writePredictions(path.toStdString(), md, results_->numOutputs(), rows, last_run_);
   if (!s.isOk() && error) *error = QString::fromStdString(s.toString());
   return s.isOk();
 }

@@ -125,7 +125,7 @@ class MainWindow final : public QMainWindow {
   // Every molecule file opened and the model's files: exports never overwrite them.
   std::shared_ptr<SaveGuard> guard_ = std::make_shared<SaveGuard>();
   ModelCard card_;
-  jobs::RunInfo last_run_;
+  predict::RunRecord last_run_;
   bool running_ = false, has_model_ = false;
 };
 

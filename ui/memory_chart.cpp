@@ -23,8 +23,8 @@ QCPGraph* addGraph(QCustomPlot* plot, QCPAxis* y, const QString& name, const QCo
 
 }  // namespace
 
-MemoryChart::MemoryChart(std::shared_ptr<engine::TensorMemoryTracker> tracker, QWidget* parent)
-    : QWidget(parent), tracker_(std::move(tracker)), probe_(std::make_unique<engine::MemoryProbe>(tracker_)) {
+MemoryChart::MemoryChart(std::shared_ptr<tensor::TensorMemoryTracker> tracker, QWidget* parent)
+    : QWidget(parent), tracker_(std::move(tracker)), probe_(std::make_unique<tensor::MemoryProbe>(tracker_)) {
   plot_ = new QCustomPlot(this);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -65,7 +65,7 @@ void MemoryChart::setRunning(bool running) {
 }
 
 void MemoryChart::setCudaDevice(int device) {
-  probe_ = std::make_unique<engine::MemoryProbe>(tracker_, device);
+  probe_ = std::make_unique<tensor::MemoryProbe>(tracker_, device);
   const bool gpu = device >= 0;
   for (auto* g : {reserved_, device_}) {
     g->setVisible(gpu);

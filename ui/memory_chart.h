@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "engine/memory_probe.h"
+#include "tensor/memory_probe.h"
 
 class QCustomPlot;
 class QCPGraph;
@@ -18,7 +18,7 @@ namespace gs::ui {
 class MemoryChart final : public QWidget {
   Q_OBJECT
  public:
-  explicit MemoryChart(std::shared_ptr<engine::TensorMemoryTracker> tracker, QWidget* parent = nullptr);
+  explicit MemoryChart(std::shared_ptr<tensor::TensorMemoryTracker> tracker, QWidget* parent = nullptr);
 
   void setRunning(bool running);
   void setThroughput(double molecules_per_second) { throughput_ = molecules_per_second; }
@@ -30,8 +30,8 @@ class MemoryChart final : public QWidget {
   void sample();
 
  private:
-  std::shared_ptr<engine::TensorMemoryTracker> tracker_;
-  std::unique_ptr<engine::MemoryProbe> probe_;
+  std::shared_ptr<tensor::TensorMemoryTracker> tracker_;
+  std::unique_ptr<tensor::MemoryProbe> probe_;
   QCustomPlot* plot_ = nullptr;
   QCPGraph *tensor_ = nullptr, *tensor_peak_ = nullptr, *rss_ = nullptr, *reserved_ = nullptr, *device_ = nullptr, *rate_ = nullptr;
   QTimer timer_;

@@ -109,7 +109,7 @@ void ResultsModel::setOutputs(const QStringList& names, const QStringList& units
   endResetModel();
 }
 
-void ResultsModel::setInput(std::vector<jobs::PredictedRow> rows) {
+void ResultsModel::setInput(std::vector<predict::PredictedRow> rows) {
   beginResetModel();
   rows_ = std::move(rows);
   done_.assign(rows_.size(), false);
@@ -117,7 +117,7 @@ void ResultsModel::setInput(std::vector<jobs::PredictedRow> rows) {
   endResetModel();
 }
 
-void ResultsModel::setResults(int first, const std::vector<jobs::PredictedRow>& rows) {
+void ResultsModel::setResults(int first, const std::vector<predict::PredictedRow>& rows) {
   if (rows.empty() || first < 0 || first + static_cast<int>(rows.size()) > rowCount()) return;
   for (size_t i = 0; i < rows.size(); ++i) {
     const size_t at = static_cast<size_t>(first) + i;

@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "jobs/prediction_table.h"
+#include "predict/prediction_table.h"
 
 namespace gs::ui {
 
@@ -31,14 +31,14 @@ class ResultsModel final : public QAbstractTableModel {
   // Output columns: names and units from the model's metadata.
   void setOutputs(const QStringList& names, const QStringList& units);
   // New input: rows are pending until setResults covers them.
-  void setInput(std::vector<jobs::PredictedRow> rows);
-  void setResults(int first, const std::vector<jobs::PredictedRow>& rows);
+  void setInput(std::vector<predict::PredictedRow> rows);
+  void setResults(int first, const std::vector<predict::PredictedRow>& rows);
   void clear();
 
   int numOutputs() const { return static_cast<int>(output_names_.size()); }
   bool isDone(int row) const { return row >= 0 && row < static_cast<int>(done_.size()) && done_[row]; }
-  const jobs::PredictedRow& rowAt(int row) const { return rows_[static_cast<size_t>(row)]; }
-  const std::vector<jobs::PredictedRow>& rows() const { return rows_; }
+  const predict::PredictedRow& rowAt(int row) const { return rows_[static_cast<size_t>(row)]; }
+  const std::vector<predict::PredictedRow>& rows() const { return rows_; }
   // Display text of a cell, as the table shows it (for TSV copy).
   QString text(int row, int column) const;
   // The header and `rows` (source rows, in the order given) as tab-separated text, depiction left out.
@@ -47,7 +47,7 @@ class ResultsModel final : public QAbstractTableModel {
  private:
   QPixmap thumbnail(int row) const;
 
-  std::vector<jobs::PredictedRow> rows_;
+  std::vector<predict::PredictedRow> rows_;
   std::vector<bool> done_;
   QStringList output_names_, output_units_;
   mutable QHash<int, QPixmap> thumbnails_;

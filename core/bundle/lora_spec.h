@@ -12,7 +12,7 @@ namespace gs::bundle {
 
 // Header keys of our safetensors files.
 inline constexpr const char* kAdapterKey = "graphormer_adapter";    // an adapter file's LoraSpec
-inline constexpr const char* kMetadataKey = "graphormer_metadata";  // model::ModelMetadata
+inline constexpr const char* kMetadataKey = "graphormer_metadata";  // bundle::ModelMetadata
 
 struct LoraSpec {
   int rank = 8;

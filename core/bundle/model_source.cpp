@@ -19,10 +19,10 @@ std::optional<std::pair<std::string, Result<LoraSpec>>> adapterOf(const std::str
   std::error_code ec;
   const fs::path dir(path);
   if (fs::is_directory(dir, ec)) {
-    if (!fs::exists(dir / "adapter.safetensors", ec) || fs::exists(dir / "model.safetensors", ec) ||
+    if (!fs::exists(dir / kAdapterFile, ec) || fs::exists(dir / kWeightsFile, ec) ||
         fs::exists(dir / "pytorch_model.bin", ec))
       return std::nullopt;
-    const std::string adapter = (dir / "adapter.safetensors").string();
+    const std::string adapter = (dir / kAdapterFile).string();
     return std::make_pair(adapter, readAdapterSpec(adapter));
   }
   if (!endsWith(path, ".safetensors")) return std::nullopt;
@@ -56,7 +56,7 @@ Result<std::string> resolveWeightsFile(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return Status(StatusCode::IoError, "model path '" + path + "' does not exist");
   if (!fs::is_directory(path, ec)) return path;
-  for (const char* name : {"model.safetensors", "pytorch_model.bin"}) {
+  for (const char* name : {kWeightsFile, "pytorch_model.bin"}) {
     const auto candidate = fs::path(path) / name;
     if (fs::exists(candidate, ec)) return candidate.string();
   }
@@ -93,7 +93,7 @@ Result<ResolvedModel> resolveModel(const ModelSource& source) {
   if (!weights.isOk()) return weights.status();
   r.weights = weights.value();
   std::error_code ec;
-  const fs::path config = fs::path(r.weights).parent_path() / "config.json";
+  const fs::path config = fs::path(r.weights).parent_path() / kConfigFile;
   if (fs::exists(config, ec)) r.config = config.string();
   return r;
 }

@@ -16,6 +16,11 @@
 
 namespace gs::bundle {
 
+// File names inside a model directory (what train writes and resolveModel reads).
+inline constexpr const char* kWeightsFile = "model.safetensors";
+inline constexpr const char* kAdapterFile = "adapter.safetensors";
+inline constexpr const char* kConfigFile = "config.json";
+
 struct ModelSource {
   std::string path;     // "" = the bundled default model
   std::string adapter;  // "" = none, or found from `path` as described above

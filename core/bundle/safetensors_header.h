@@ -1,6 +1,6 @@
 #pragma once
 // The header of a safetensors file, read without LibTorch: its length is checked against the file
-// size, its JSON parsed, and its "__metadata__" string map extracted. model/safetensors.cpp reads
+// size, its JSON parsed, and its "__metadata__" string map extracted. model/format/safetensors.cpp reads
 // the tensors on top of it; the model bundle reads only this (adapter descriptions, model cards).
 #include <cstdint>
 #include <map>

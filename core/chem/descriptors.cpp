@@ -22,8 +22,8 @@ std::string murckoScaffold(const RDKit::ROMol& mol) {
   }
 }
 
-data::BitFingerprint morganFingerprint(const RDKit::ROMol& mol, int radius, int bits) {
-  data::BitFingerprint fp;
+similarity::BitFingerprint morganFingerprint(const RDKit::ROMol& mol, int radius, int bits) {
+  similarity::BitFingerprint fp;
   if (bits <= 0 || radius < 0) return fp;
   fp.words.assign((static_cast<size_t>(bits) + 63) / 64, 0);
   try {

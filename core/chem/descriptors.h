@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "chem/molecule.h"
-#include "data/fingerprint.h"
+#include "similarity/fingerprint.h"
 
 namespace gs::chem {
 
@@ -15,7 +15,7 @@ std::string murckoScaffold(const RDKit::ROMol& mol);
 
 // Morgan fingerprint of the given radius folded to `bits` bits (RDKit's
 // GetMorganFingerprintAsBitVect with default invariants). Never throws; empty on failure.
-data::BitFingerprint morganFingerprint(const RDKit::ROMol& mol, int radius = 2, int bits = 2048);
+similarity::BitFingerprint morganFingerprint(const RDKit::ROMol& mol, int radius = 2, int bits = 2048);
 
 // Element symbol of every atom, in the molecule's atom order.
 std::vector<std::string> atomSymbols(const RDKit::ROMol& mol);

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "bundle/config.h"
 #include "chem/molecule.h"
 #include "chem/ogb_features.h"
 #include "data/record.h"
@@ -19,6 +20,17 @@ struct FeaturizeOptions {
   // Canonical (default): a molecule gets the same graph however its SMILES orders the atoms;
   // AsWritten reproduces OGB / the Python reference exactly.
   AtomOrder atom_order = AtomOrder::Canonical;
+
+  // The featurization a model reads: edge paths cut at its multi_hop_max_dist. The one place that
+  // rule lives (predictors, train and evaluate use it).
+  static FeaturizeOptions forModel(const bundle::GraphormerConfig& config, const ParseOptions& parse = {},
+                                   AtomOrder order = AtomOrder::Canonical) {
+    FeaturizeOptions f;
+    f.parse = parse;
+    f.atom_order = order;
+    f.multi_hop_max_dist = config.multi_hop_max_dist;
+    return f;
+  }
 };
 
 struct MoleculeRow {

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "common/named_enum.h"
+
 namespace gs::chem {
 namespace {
 
@@ -124,5 +126,12 @@ graph::MolGraph ogbGraph(const RDKit::ROMol& mol, AtomOrder order) {
   }
   return g;
 }
+
+namespace {
+constexpr NameTable<AtomOrder, 2> kAtomOrders{{AtomOrder::Canonical, "canonical"}, {AtomOrder::AsWritten, "as-written"}};
+}  // namespace
+
+const char* atomOrderName(AtomOrder order) { return nameIn(kAtomOrders, order); }
+Result<AtomOrder> parseAtomOrder(const std::string& name) { return parseIn(kAtomOrders, name, "atom order"); }
 
 }  // namespace gs::chem

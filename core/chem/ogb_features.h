@@ -1,6 +1,9 @@
 #pragma once
 // OGB's smiles2graph features (ogb.utils.features): 9 atom and 3 bond columns, every bond in both
 // directions, atoms and bonds in RDKit order.
+#include <string>
+
+#include "common/status.h"
 #include "graph/mol_graph.h"
 
 namespace RDKit {
@@ -17,6 +20,8 @@ enum class AtomOrder {
   Canonical,  // atoms renumbered by canonical rank, tags relative to that order: any SMILES of a
               // molecule gives the same graph
 };
+const char* atomOrderName(AtomOrder order);  // "as-written", "canonical"
+Result<AtomOrder> parseAtomOrder(const std::string& name);
 
 // With Canonical, tags are re-expressed relative to neighbours in atom-index order (call it on a
 // molecule already renumbered canonically).

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/torch_compat.h"
+#include "tensor/torch_compat.h"
 
 namespace gs::engine {
 namespace {

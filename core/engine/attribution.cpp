@@ -10,10 +10,10 @@
 
 #include "common/named_enum.h"
 #include "data/batch_planner.h"
-#include "data/collate.h"
+#include "tensor/collate.h"
 #include "engine/activation_checkpoint.h"
 #include "engine/inference_session.h"
-#include "engine/torch_compat.h"
+#include "tensor/torch_compat.h"
 #include "model/checkpoint.h"
 
 namespace gs::engine {
@@ -40,7 +40,7 @@ void storeAtoms(const std::vector<const graph::Featurized*>& mols, const std::ve
 
 struct Batch {
   std::vector<int> members;  // molecule indices
-  data::GraphBatch graphs;
+  tensor::GraphBatch graphs;
   int node_offset = 0;       // the collate convention's node-index offset
 };
 
@@ -55,7 +55,7 @@ torch::Tensor carbonBaseline(model::GraphEncoderImpl& enc, const Batch& batch, c
   const int64_t carbon = kCarbonIndex + batch.node_offset;
   const auto is_carbon = element.eq(carbon) | element.eq(0);  // padding rows stay padding
   element.masked_fill_(element.ne(0), carbon);
-  data::GraphBatch swapped = batch.graphs;
+  tensor::GraphBatch swapped = batch.graphs;
   swapped.input_nodes = nodes;
   auto x0 = enc.normalizeEmbeddings(enc.graph_node_feature(swapped)).to(torch::kFloat);
   // Row 0 is the graph token, the same in both.
@@ -68,12 +68,6 @@ torch::Tensor carbonBaseline(model::GraphEncoderImpl& enc, const Batch& batch, c
 torch::Tensor outputFor(model::GraphormerImpl& m, const torch::Tensor& x, const torch::Tensor& bias, int k,
                         const model::LayerRunner& runner) {
   return m.forwardFromEncoderInput(x.to(bias.scalar_type()), bias, runner).select(1, k).to(torch::kFloat);
-}
-
-// De-normalises raw output k: value * scale + shift.
-std::pair<double, double> outputScale(const model::LoadedModel& lm, int k) {
-  return {lm.metadata.target_std.empty() ? 1.0 : lm.metadata.target_std[k],
-          lm.metadata.target_mean.empty() ? 0.0 : lm.metadata.target_mean[k]};
 }
 
 // Mask [B, T, 1]: 1 on atom rows, 0 on the graph token and padding.
@@ -200,7 +194,7 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
   }
   const int64_t t = x.size(1);
   const auto mask = atomMask(mols, batch.members, t, device);
-  const auto [scale, shift] = outputScale(lm, o.output);
+  const double scale = lm.metadata.outputScale(o.output);  // attributions are in output units
   torch::Tensor fx, fbase;
   std::vector<int> steps_used;
   {
@@ -258,9 +252,9 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
   storeAtoms(mols, batch.members, scale, [&](int64_t b, int i) { return acc[b][1 + i]; }, out);
   for (size_t b = 0; b < batch.members.size(); ++b) {
     Attribution& r = out[batch.members[b]];
-    r.prediction = fxc[static_cast<int64_t>(b)].item<double>() * scale + shift;
+    r.prediction = lm.metadata.denormalize(o.output, fxc[static_cast<int64_t>(b)].item<double>());
     if (fbc.defined()) {
-      r.baseline_prediction = fbc[static_cast<int64_t>(b)].item<double>() * scale + shift;
+      r.baseline_prediction = lm.metadata.denormalize(o.output, fbc[static_cast<int64_t>(b)].item<double>());
       r.completeness_gap = r.sum - (r.prediction - r.baseline_prediction);
       r.steps = steps_used[b];
     }
@@ -280,8 +274,7 @@ void rolloutAttributions(model::LoadedModel& lm, const std::vector<const graph::
     y = m.forward(batch.graphs).to(torch::kCPU);
   }
   for (auto* l : layers) l->captureAttention(nullptr);
-  const auto [scale, shift] = outputScale(lm, output);
-  torch::NoGradGuard no_grad;
+    torch::NoGradGuard no_grad;
   torch::Tensor rollout;
   for (const auto& a : attention) {
     auto af = a.to(torch::kCPU, torch::kFloat);
@@ -294,7 +287,7 @@ void rolloutAttributions(model::LoadedModel& lm, const std::vector<const graph::
   auto acc = roll.accessor<double, 3>();
   storeAtoms(mols, batch.members, 1.0, [&](int64_t b, int i) { return rollout.defined() ? acc[b][0][1 + i] : 0.0; }, out);
   for (size_t b = 0; b < batch.members.size(); ++b)
-    out[batch.members[b]].prediction = y[static_cast<int64_t>(b)][output].item<double>() * scale + shift;
+    out[batch.members[b]].prediction = lm.metadata.denormalize(output, y[static_cast<int64_t>(b)][output].item<double>());
 }
 
 std::vector<double> ranks(const std::vector<double>& v) {
@@ -328,15 +321,15 @@ Result<AttributionMethod> parseAttributionMethod(const std::string& name) { retu
 const char* baselineName(AttributionBaseline b) { return nameIn(kBaselines, b); }
 Result<AttributionBaseline> parseBaseline(const std::string& name) { return parseIn(kBaselines, name, "baseline"); }
 
-Result<std::vector<Attribution>> explain(const model::LoadedModel& model, const std::vector<const graph::Featurized*>& molecules,
+Result<std::vector<Attribution>> attribute(const model::LoadedModel& model, const std::vector<const graph::Featurized*>& molecules,
                                          const AttributionOptions& o, const AttributionCallbacks& cb) {
   if (o.output < 0 || o.output >= model.config.num_classes)
     return Status(StatusCode::InvalidArgument, "the model has no output " + std::to_string(o.output));
-  if (o.precision == Precision::INT8) return Status(StatusCode::InvalidArgument, "int8 weights have no gradients: explain in fp32 or bf16");
+  if (o.precision == tensor::Precision::INT8) return Status(StatusCode::InvalidArgument, "int8 weights have no gradients: explain in fp32 or bf16");
   if (o.threads < 0) return Status(StatusCode::InvalidArgument, "threads must be >= 0");
-  if (Status s = precisionAvailable(o.precision, o.device); !s.isOk()) return s;
-  const torch::Device device = parseDevice(o.device).value();  // checked just above
-  const data::CollateOptions collate = collateOptionsFor(model, {});
+  if (Status s = tensor::precisionAvailable(o.precision, o.device); !s.isOk()) return s;
+  const torch::Device device = compat::parseDevice(o.device).value();  // checked just above
+  const graph::CollateOptions collate = collateOptionsFor(model, {});
   // Explanations run on a copy of the model on the device, in eval mode, FP32 and unpacked, whose
   // weights need no gradient: backward computes input gradients only, autograd keeps only what
   // those need (no layer inputs saved for weight gradients), and the shared model is never
@@ -353,23 +346,18 @@ Result<std::vector<Attribution>> explain(const model::LoadedModel& model, const 
   model::LoadedModel m = model;
   m.model = frozenCopy(torch::kFloat);
   model::Graphormer encoder = m.model;
-  if (o.method != AttributionMethod::AttentionRollout && (o.precision == Precision::BF16 || o.precision == Precision::FP16))
-    encoder = frozenCopy(o.precision == Precision::FP16 ? torch::kHalf : torch::kBFloat16);
+  if (o.method != AttributionMethod::AttentionRollout && (o.precision == tensor::Precision::BF16 || o.precision == tensor::Precision::FP16))
+    encoder = frozenCopy(o.precision == tensor::Precision::FP16 ? torch::kHalf : torch::kBFloat16);
   std::vector<Attribution> out(molecules.size());
-  std::optional<TensorMemoryScope> scope;
+  std::optional<tensor::TensorMemoryScope> scope;
   if (cb.memory) scope.emplace(cb.memory);
   compat::setThreads(o.threads);
   std::vector<int> eligible, sizes;
   for (size_t i = 0; i < molecules.size(); ++i) {
-    const int n = molecules[i] ? molecules[i]->numNodes() : 0;
-    if (n < 1) {
-      out[i].status = Status(StatusCode::InvalidArgument, "no featurized molecule");
-    } else if (n > model.config.max_nodes) {
-      out[i].status = Status(StatusCode::TooManyAtoms, std::to_string(n) + " atoms; the model takes at most " + std::to_string(model.config.max_nodes));
-    } else {
-      eligible.push_back(static_cast<int>(i));
-      sizes.push_back(n);
-    }
+    out[i].status = admit(molecules[i], model.config);
+    if (!out[i].status.isOk()) continue;
+    eligible.push_back(static_cast<int>(i));
+    sizes.push_back(molecules[i]->numNodes());
   }
   data::PlanOptions plan;
   plan.max_batch_size = std::max(1, o.batch_size);
@@ -382,8 +370,8 @@ Result<std::vector<Attribution>> explain(const model::LoadedModel& model, const 
       batch.members.push_back(eligible[j]);
       members.push_back(molecules[eligible[j]]);
     }
-    batch.graphs = data::collate(members, collate).to(device);
-    batch.node_offset = data::nodeIndexOffset(collate.convention);
+    batch.graphs = tensor::collate(members, collate).to(device);
+    batch.node_offset = graph::nodeIndexOffset(collate.convention);
     try {
       if (o.method == AttributionMethod::AttentionRollout) rolloutAttributions(m, molecules, batch, o.output, out);
       else gradientAttributions(m, *encoder, molecules, batch, o, device, out, cb);

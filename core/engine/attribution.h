@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "common/status.h"
-#include "engine/memory_probe.h"
-#include "engine/precision.h"
+#include "tensor/memory_probe.h"
+#include "tensor/precision.h"
 #include "graph/featurized.h"
 
 namespace gs::model {
@@ -56,7 +56,7 @@ struct AttributionOptions {
   double tolerance = 1e-3;  // integrated gradients: a molecule stops once |gap| <= this x |f(x) - f(baseline)|
   using Baseline = AttributionBaseline;
   Baseline baseline = Baseline::MeanAtom;
-  Precision precision = Precision::FP32;  // FP32, BF16, FP16 (CUDA)
+  tensor::Precision precision = tensor::Precision::FP32;  // FP32, BF16, FP16 (CUDA)
   double checkpoint_ratio = 0.0;
   int batch_size = 16;
   std::string device = "cpu";
@@ -76,11 +76,11 @@ struct Attribution {
 struct AttributionCallbacks {
   std::function<void(int64_t done, int64_t total)> progress;
   std::function<bool()> cancelled;
-  std::shared_ptr<TensorMemoryTracker> memory;
+  std::shared_ptr<tensor::TensorMemoryTracker> memory;
 };
 
 // One result per molecule, in input order. The model's weights are shared and left unchanged.
-Result<std::vector<Attribution>> explain(const model::LoadedModel& model, const std::vector<const graph::Featurized*>& molecules,
+Result<std::vector<Attribution>> attribute(const model::LoadedModel& model, const std::vector<const graph::Featurized*>& molecules,
                                          const AttributionOptions& options, const AttributionCallbacks& callbacks = {});
 
 // Spearman rank correlation (average ranks for ties); NaN for fewer than two values.

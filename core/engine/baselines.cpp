@@ -13,7 +13,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Dense [n, bits] float64 matrix of the rows with a present target, and those targets.
-void denseRows(const std::vector<const data::BitFingerprint*>& x, const std::vector<float>& y, torch::Tensor& xs,
+void denseRows(const std::vector<const similarity::BitFingerprint*>& x, const std::vector<float>& y, torch::Tensor& xs,
                torch::Tensor& ys) {
   std::vector<size_t> keep;
   for (size_t i = 0; i < x.size(); ++i)
@@ -41,9 +41,9 @@ double meanTarget(const std::vector<float>& y) {
   return n ? sum / double(n) : kNaN;
 }
 
-Result<RidgeRegression> RidgeRegression::fitSelect(const std::vector<const data::BitFingerprint*>& x,
+Result<RidgeRegression> RidgeRegression::fitSelect(const std::vector<const similarity::BitFingerprint*>& x,
                                                    const std::vector<float>& y,
-                                                   const std::vector<const data::BitFingerprint*>& valid_x,
+                                                   const std::vector<const similarity::BitFingerprint*>& valid_x,
                                                    const std::vector<float>& valid_y, const std::vector<double>& lambdas) {
   if (lambdas.empty()) return Status(StatusCode::InvalidArgument, "ridge: no regularisation strength to try");
   torch::NoGradGuard no_grad;
@@ -77,31 +77,11 @@ Result<RidgeRegression> RidgeRegression::fitSelect(const std::vector<const data:
   return best;
 }
 
-double RidgeRegression::predict(const data::BitFingerprint& x) const {
+double RidgeRegression::predict(const similarity::BitFingerprint& x) const {
   double out = offset_;
   const int bits = std::min<int>(x.numBits(), static_cast<int>(weights_.size()));
   for (int b = 0; b < bits; ++b)
     if (x.test(b)) out += weights_[static_cast<size_t>(b)];
-  return out;
-}
-
-std::vector<double> knnPredict(const std::vector<const data::BitFingerprint*>& train_x, const std::vector<float>& train_y,
-                               const std::vector<const data::BitFingerprint*>& query, int k) {
-  std::vector<size_t> usable;
-  for (size_t i = 0; i < train_x.size(); ++i)
-    if (i < train_y.size() && std::isfinite(train_y[i]) && train_x[i]) usable.push_back(i);
-  std::vector<double> out(query.size(), kNaN);
-  if (usable.empty() || k <= 0) return out;
-  const size_t kk = std::min<size_t>(static_cast<size_t>(k), usable.size());
-  std::vector<std::pair<double, size_t>> sims(usable.size());
-  for (size_t q = 0; q < query.size(); ++q) {
-    if (!query[q]) continue;
-    for (size_t j = 0; j < usable.size(); ++j) sims[j] = {-data::tanimoto(*query[q], *train_x[usable[j]]), usable[j]};
-    std::partial_sort(sims.begin(), sims.begin() + static_cast<std::ptrdiff_t>(kk), sims.end());
-    double sum = 0;
-    for (size_t j = 0; j < kk; ++j) sum += train_y[sims[j].second];
-    out[q] = sum / double(kk);
-  }
   return out;
 }
 

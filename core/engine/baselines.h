@@ -3,12 +3,12 @@
 //   mean:  the mean training target;
 //   ridge: ridge regression on the fingerprint bits (intercept unpenalised), its strength chosen
 //          on the validation set from a grid;
-//   k-NN:  the mean target of the k training molecules most similar by Tanimoto.
+// (k-NN on Tanimoto similarity is torch-free: similarity/knn.h.)
 // One target at a time; rows with a missing (NaN) target are left out of fitting and scoring.
 #include <vector>
 
 #include "common/status.h"
-#include "data/fingerprint.h"
+#include "similarity/fingerprint.h"
 
 namespace gs::engine {
 
@@ -18,10 +18,10 @@ class RidgeRegression {
  public:
   // Fits one model per lambda (sharing X'X) and keeps the one with the lowest MAE on the
   // validation rows; with no validation rows the first lambda is used.
-  static Result<RidgeRegression> fitSelect(const std::vector<const data::BitFingerprint*>& x, const std::vector<float>& y,
-                                           const std::vector<const data::BitFingerprint*>& valid_x,
+  static Result<RidgeRegression> fitSelect(const std::vector<const similarity::BitFingerprint*>& x, const std::vector<float>& y,
+                                           const std::vector<const similarity::BitFingerprint*>& valid_x,
                                            const std::vector<float>& valid_y, const std::vector<double>& lambdas);
-  double predict(const data::BitFingerprint& x) const;
+  double predict(const similarity::BitFingerprint& x) const;
   double lambda() const { return lambda_; }
 
  private:
@@ -29,10 +29,5 @@ class RidgeRegression {
   double offset_ = 0;            // prediction for the all-zero fingerprint
   double lambda_ = 0;
 };
-
-// Mean target of the k nearest training fingerprints by Tanimoto (ties: lower index first);
-// training rows with a missing target are skipped. NaN when no training target is present.
-std::vector<double> knnPredict(const std::vector<const data::BitFingerprint*>& train_x, const std::vector<float>& train_y,
-                               const std::vector<const data::BitFingerprint*>& query, int k);
 
 }  // namespace gs::engine

@@ -12,11 +12,12 @@
 #include "common/atomic_file.h"
 #include "common/json_writer.h"
 #include "data/batch_planner.h"
-#include "data/collate.h"
+#include "tensor/collate.h"
 #include "data/csv_writer.h"
 #include "engine/activation_checkpoint.h"
 #include "engine/inference_session.h"
-#include "engine/torch_compat.h"
+#include "model/checkpoint.h"
+#include "tensor/torch_compat.h"
 
 namespace gs::engine {
 namespace {
@@ -58,12 +59,12 @@ void deltas(const Outputs& ref, const Outputs& got, ModeResult& r) {
 // Peak tensor memory of a mode and of each of its batches (the trace). The tracker's high-water
 // mark is reset after every batch, so the mode's peak is kept here.
 struct Memory {
-  std::shared_ptr<TensorMemoryTracker> tracker;
+  std::shared_ptr<tensor::TensorMemoryTracker> tracker;
   int cuda_device = -1;
   int64_t base = 0, mode_peak = 0;
   Clock::time_point t0;
   void start(ModeResult& r) {
-    resetProcessPeak();
+    tensor::resetProcessPeak();
     if (cuda_device >= 0) compat::cudaResetPeak(cuda_device);
     tracker->resetPeak();
     base = tracker->current();
@@ -83,12 +84,12 @@ struct Memory {
     mode_peak = std::max(mode_peak, tracker->peak() - base);
     r.peak_tensor_bytes = std::max(r.peak_tensor_bytes, mode_peak);
     int64_t rss = -1, hwm = -1;
-    readProcessMemory(&rss, &hwm);
+    tensor::readProcessMemory(&rss, &hwm);
     r.peak_rss_bytes = std::max(r.peak_rss_bytes, hwm);
     if (cuda_device >= 0) {
       const auto s = compat::cudaAllocatorStats(cuda_device);
       if (s.available) r.peak_cuda_allocated_bytes = std::max(r.peak_cuda_allocated_bytes, s.peak_allocated);
-      const auto d = MemoryProbe(nullptr, cuda_device).sample();
+      const auto d = tensor::MemoryProbe(nullptr, cuda_device).sample();
       r.peak_device_used_bytes = std::max(r.peak_device_used_bytes, d.device_used_bytes);
     }
   }
@@ -106,16 +107,16 @@ Outputs inferencePass(InferenceSession& session, const std::vector<const graph::
 
 // One pass of forward + backward over every batch (as in fine-tuning, without the optimizer step).
 Outputs trainPass(model::LoadedModel& m, const std::vector<const graph::Featurized*>& mols, const CompareMode& mode,
-                  const torch::Device& device, const data::CollateOptions& collate, Memory& memory, ModeResult& r,
+                  const torch::Device& device, const graph::CollateOptions& collate, Memory& memory, ModeResult& r,
                   const CompareCallbacks& cb) {
-  TensorMemoryScope scope(memory.tracker);
+  tensor::TensorMemoryScope scope(memory.tracker);
   std::vector<int> sizes;
   for (const auto* g : mols) sizes.push_back(g->numNodes());
   data::PlanOptions plan;
   plan.max_batch_size = mode.batch_size;
   const auto runner = checkpointRunner(m.config.num_hidden_layers, mode.checkpoint_ratio);
-  const bool autocast = mode.precision == Precision::BF16 || mode.precision == Precision::FP16;
-  const auto dtype = mode.precision == Precision::FP16 ? torch::kHalf : torch::kBFloat16;
+  const bool autocast = mode.precision == tensor::Precision::BF16 || mode.precision == tensor::Precision::FP16;
+  const auto dtype = mode.precision == tensor::Precision::FP16 ? torch::kHalf : torch::kBFloat16;
   const auto& md = m.metadata;
   Outputs out(mols.size());
   for (const auto& batch : data::planBatches(sizes, plan)) {
@@ -125,7 +126,7 @@ Outputs trainPass(model::LoadedModel& m, const std::vector<const graph::Featuriz
     torch::Tensor y;
     {
       compat::AutocastGuard guard(device.type(), dtype, autocast);
-      y = m.model->forward(data::collate(members, collate).to(device), runner).to(torch::kFloat);
+      y = m.model->forward(tensor::collate(members, collate).to(device), runner).to(torch::kFloat);
     }
     y.sum().backward();
     for (auto& p : m.model->parameters()) p.mutable_grad() = torch::Tensor();
@@ -134,7 +135,7 @@ Outputs trainPass(model::LoadedModel& m, const std::vector<const graph::Featuriz
     for (size_t b = 0; b < batch.size(); ++b) {
       auto& o = out[batch[b]];
       for (int64_t j = 0; j < host.size(1); ++j)
-        o.push_back(float(acc[b][j] * (md.target_std.empty() ? 1.0 : md.target_std[j]) + (md.target_mean.empty() ? 0.0 : md.target_mean[j])));
+        o.push_back(float(md.denormalize(static_cast<int>(j), acc[b][j])));
     }
     memory.sample(r);
   }
@@ -154,7 +155,7 @@ Result<Workload> parseWorkload(const std::string& name) {
 
 std::string CompareMode::label() const {
   std::ostringstream out;
-  out << precisionName(precision);
+  out << tensor::precisionName(precision);
   if (checkpoint_ratio > 0) out << "+ckpt=" << checkpoint_ratio;
   out << "+bs=" << batch_size;
   return out.str();
@@ -174,7 +175,9 @@ Result<std::vector<CompareMode>> parseModes(const std::string& list, int default
     while (std::getline(parts, part, '+')) {
       auto bad = [&] { return Status(StatusCode::InvalidArgument, "mode '" + item + "': cannot read '" + part + "' (PRECISION[+ckpt=R][+bs=N])"); };
       if (first) {
-        if (!parsePrecision(part, &m.precision)) return bad();
+        auto precision = tensor::parsePrecision(part);
+        if (!precision.isOk()) return bad();
+        m.precision = precision.value();
         first = false;
       } else if (part.rfind("ckpt=", 0) == 0) {
         char* end = nullptr;
@@ -196,8 +199,8 @@ Result<std::vector<CompareMode>> parseModes(const std::string& list, int default
 }
 
 std::vector<CompareMode> presetModes(int batch_size) {
-  return {{Precision::FP32, 0.0, batch_size}, {Precision::BF16, 0.0, batch_size}, {Precision::FP32, 1.0, batch_size},
-          {Precision::BF16, 1.0, batch_size}, {Precision::INT8, 0.0, batch_size}};
+  return {{tensor::Precision::FP32, 0.0, batch_size}, {tensor::Precision::BF16, 0.0, batch_size}, {tensor::Precision::FP32, 1.0, batch_size},
+          {tensor::Precision::BF16, 1.0, batch_size}, {tensor::Precision::INT8, 0.0, batch_size}};
 }
 
 Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
@@ -208,7 +211,7 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
   SessionOptions so;
   so.device = options.device;
   so.threads = options.threads;
-  data::CollateOptions collate;
+  graph::CollateOptions collate;
   std::string device_name;
   {
     auto probe = InferenceSession::create(model, so);  // FP32, shares the weights
@@ -233,7 +236,7 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
   };
 
   Memory memory;
-  memory.tracker = cb.memory ? cb.memory : std::make_shared<TensorMemoryTracker>();
+  memory.tracker = cb.memory ? cb.memory : std::make_shared<tensor::TensorMemoryTracker>();
   memory.cuda_device = device.is_cuda() ? device.index() < 0 ? 0 : device.index() : -1;
   std::vector<ModeResult> results;
   for (size_t k = 0; k < options.modes.size(); ++k) {
@@ -244,12 +247,12 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
     r.mode = mode;
     r.workload = options.workload;
     r.molecules = static_cast<int64_t>(molecules.size());
-    r.status = precisionAvailable(mode.precision, options.device);
-    if (r.status.isOk() && options.workload == Workload::Train && mode.precision == Precision::INT8)
+    r.status = tensor::precisionAvailable(mode.precision, options.device);
+    if (r.status.isOk() && options.workload == Workload::Train && mode.precision == tensor::Precision::INT8)
       r.status = Status(StatusCode::InvalidArgument, "int8 is an inference mode: its weights have no gradients");
-    if (r.status.isOk() && options.workload == Workload::Train && mode.precision == Precision::FP16 && !device.is_cuda())
+    if (r.status.isOk() && options.workload == Workload::Train && mode.precision == tensor::Precision::FP16 && !device.is_cuda())
       r.status = Status(StatusCode::InvalidArgument, "fp16 needs CUDA");
-    const Outputs* ref = nullptr;  // taken before the mode runs (INT8 repacks the shared weights)
+    const Outputs* ref = nullptr;
     if (r.status.isOk()) {
       auto got_ref = reference(mode.batch_size);
       if (got_ref.isOk()) ref = got_ref.value();
@@ -280,14 +283,12 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
             times.push_back(seconds(t0, Clock::now()));
             memory.finish(r);
           }
-          (void)session.value()->setPrecision(Precision::FP32);  // drop int8 packing from the shared weights
         }
       } else {
         // Timed as in fine-tuning (training mode: dropout on, its masks stored); the outputs for
         // the accuracy comparison come from one more pass with dropout off.
-        model::LoadedModel m = model;  // shares the weights; gradients are cleared after each batch
-        m.model->setInt8(false, nullptr);
-        m.model->to(device);
+        model::LoadedModel m = model;  // a copy of the weights: training mode and gradients stay in it
+        m.model = model::Graphormer(model.model->copyAs(torch::kFloat, device));
         m.model->train();
         for (int w = 0; w < options.warmup; ++w) (void)trainPass(m, molecules, mode, device, collate, memory, r, cb);
         for (int rep = 0; rep < std::max(1, options.repeats); ++rep) {
@@ -316,65 +317,6 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
     if (cb.mode_done) cb.mode_done(r);
   }
   return results;
-}
-
-std::string formatComparison(const std::vector<ModeResult>& results) {
-  std::ostringstream out;
-  char line[512];
-  std::snprintf(line, sizeof line, "%-22s %-9s %10s %9s %12s %12s %11s %11s\n", "mode", "workload", "ms/mol", "mol/s",
-                "peak tensor", "peak RSS", "max |d|", "mean |d|");
-  out << line;
-  for (const auto& r : results) {
-    if (!r.status.isOk()) {
-      std::snprintf(line, sizeof line, "%-22s %-9s unavailable: %s\n", r.mode.label().c_str(), workloadName(r.workload),
-                    r.status.message().c_str());
-    } else {
-      std::snprintf(line, sizeof line, "%-22s %-9s %10.3f %9.1f %8.1f MiB %8.1f MiB %11.2e %11.2e\n", r.mode.label().c_str(),
-                    workloadName(r.workload), r.ms_per_molecule, r.molecules_per_s, r.peak_tensor_bytes / 1048576.0,
-                    r.peak_rss_bytes / 1048576.0, r.max_abs_delta, r.mean_abs_delta);
-    }
-    out << line;
-  }
-  return out.str();
-}
-
-Status writeComparisonCsv(const std::string& path, const std::vector<ModeResult>& results) {
-  AtomicFile file(path);
-  if (!file.isOpen()) return file.openStatus();
-  data::CsvWriter csv(file.stream());
-  csv.row({"mode", "precision", "checkpoint_ratio", "batch_size", "workload", "status", "molecules", "ms_per_molecule",
-           "molecules_per_s", "peak_tensor_bytes", "peak_rss_bytes", "peak_cuda_allocated_bytes", "peak_device_used_bytes",
-           "max_abs_delta", "mean_abs_delta", "message"});
-  for (const auto& r : results)
-    csv.row({r.mode.label(), precisionName(r.mode.precision), data::CsvWriter::number(r.mode.checkpoint_ratio),
-             std::to_string(r.mode.batch_size), workloadName(r.workload), statusCodeName(r.status.code()),
-             std::to_string(r.molecules), data::CsvWriter::number(r.ms_per_molecule), data::CsvWriter::number(r.molecules_per_s),
-             std::to_string(r.peak_tensor_bytes), std::to_string(r.peak_rss_bytes), std::to_string(r.peak_cuda_allocated_bytes),
-             std::to_string(r.peak_device_used_bytes), data::CsvWriter::number(r.max_abs_delta),
-             data::CsvWriter::number(r.mean_abs_delta), r.status.isOk() ? "" : r.status.message()});
-  return file.commit();
-}
-
-Status writeComparisonJson(const std::string& path, const std::vector<ModeResult>& results) {
-  AtomicFile file(path);
-  if (!file.isOpen()) return file.openStatus();
-  JsonWriter w(file.stream());
-  w.beginArray();
-  for (const auto& r : results) {
-    w.beginObject()
-        .field("mode", r.mode.label()).field("precision", precisionName(r.mode.precision))
-        .field("checkpoint_ratio", r.mode.checkpoint_ratio).field("batch_size", r.mode.batch_size)
-        .field("workload", workloadName(r.workload)).field("status", statusCodeName(r.status.code()))
-        .field("message", r.status.isOk() ? std::string() : r.status.message()).field("molecules", r.molecules)
-        .field("ms_per_molecule", r.ms_per_molecule).field("molecules_per_s", r.molecules_per_s)
-        .field("peak_tensor_bytes", r.peak_tensor_bytes).field("peak_rss_bytes", r.peak_rss_bytes)
-        .field("peak_cuda_allocated_bytes", r.peak_cuda_allocated_bytes).field("peak_device_used_bytes", r.peak_device_used_bytes)
-        .field("max_abs_delta", r.max_abs_delta).field("mean_abs_delta", r.mean_abs_delta)
-        .endObject();
-  }
-  w.endArray();
-  file.stream() << '\n';
-  return file.commit();
 }
 
 }  // namespace gs::engine

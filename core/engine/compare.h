@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "common/status.h"
-#include "engine/memory_probe.h"
-#include "engine/precision.h"
+#include "tensor/memory_probe.h"
+#include "tensor/precision.h"
 #include "graph/featurized.h"
 
 namespace gs::model {
@@ -27,7 +27,7 @@ const char* workloadName(Workload w);
 Result<Workload> parseWorkload(const std::string& name);
 
 struct CompareMode {
-  Precision precision = Precision::FP32;
+  tensor::Precision precision = tensor::Precision::FP32;
   double checkpoint_ratio = 0.0;
   int batch_size = 32;
   std::string label() const;  // "bf16+ckpt=0.5+bs=64" (the parts that differ from the defaults)
@@ -67,17 +67,14 @@ struct CompareCallbacks {
   std::function<void(int mode_index, int modes, const std::string& label)> mode_started;
   std::function<void(const ModeResult&)> mode_done;
   std::function<bool()> cancelled;
-  std::shared_ptr<TensorMemoryTracker> memory;  // live tensor bytes (e.g. for a chart)
+  std::shared_ptr<tensor::TensorMemoryTracker> memory;  // live tensor bytes (e.g. for a chart)
 };
 
-// Runs every mode on `molecules` with a copy of `model` (the weights are shared; the model is
-// left in FP32 eval mode). Modes that cannot run on the device get a status and no figures.
+// Runs every mode on `molecules` through sessions on `model` (which is never modified: int8 and
+// the train workload run on copies of the weights). Modes that cannot run on the device get a
+// status and no figures.
 Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
                                               const std::vector<const graph::Featurized*>& molecules,
                                               const CompareOptions& options, const CompareCallbacks& callbacks = {});
-
-std::string formatComparison(const std::vector<ModeResult>& results);  // aligned text table
-Status writeComparisonCsv(const std::string& path, const std::vector<ModeResult>& results);
-Status writeComparisonJson(const std::string& path, const std::vector<ModeResult>& results);
 
 }  // namespace gs::engine

@@ -5,157 +5,119 @@
 
 #include <torch/torch.h>
 
-#include "engine/torch_compat.h"
+#include "data/memory_planner.h"
+#include "model/checkpoint.h"
+#include "tensor/collate.h"
+#include "tensor/torch_compat.h"
 
 namespace gs::engine {
 namespace {
+
+using tensor::Precision;
 
 bool isOutOfMemory(const std::string& message) {
   return message.find("out of memory") != std::string::npos || message.find("not enough memory") != std::string::npos;
 }
 
-Status checkPrecision(Precision p, const torch::Device& device) {
-  if (p == Precision::BF16 && !compat::autocastSupports(device.type(), torch::kBFloat16))
-    return {StatusCode::InvalidArgument, "bf16 autocast is not available on " + device.str()};
-  if (p == Precision::FP16 && !compat::autocastSupports(device.type(), torch::kHalf))
-    return {StatusCode::InvalidArgument, "fp16 autocast needs a CUDA device with this LibTorch; use bf16 on the CPU"};
-  if (p == Precision::INT8 && !device.is_cpu())
-    return {StatusCode::InvalidArgument, "int8 dynamic quantisation runs on the CPU only; use fp16 or bf16 on CUDA"};
-  return Status::ok();
-}
-
 }  // namespace
 
-Result<torch::Device> parseDevice(const std::string& name) {
-  try {
-    torch::Device device(name);
-    if (device.is_cuda() && !compat::cudaAvailable())
-      return Status(StatusCode::InvalidArgument, "device '" + name + "' requested but CUDA is not available in this build or on this machine");
-    if (!device.is_cpu() && !device.is_cuda())
-      return Status(StatusCode::InvalidArgument, "device '" + name + "' is not supported (cpu or cuda)");
-    return device;
-  } catch (const c10::Error&) {
-    return Status(StatusCode::InvalidArgument, "unknown device '" + name + "' (cpu, cuda or cuda:N)");
-  }
+bool operator==(const SessionOptions& a, const SessionOptions& b) {
+  return a.precision == b.precision && a.device == b.device && a.threads == b.threads && a.convention == b.convention &&
+         a.spatial_pos_max == b.spatial_pos_max && a.plan.max_batch_size == b.plan.max_batch_size &&
+         a.plan.bucketing == b.plan.bucketing && a.plan.window == b.plan.window &&
+         a.plan.max_padded_nodes == b.plan.max_padded_nodes && a.memory_budget_bytes == b.memory_budget_bytes;
 }
 
-data::CollateOptions collateOptionsFor(const model::LoadedModel& model, const SessionOptions& options) {
-  data::CollateOptions c;
-  c.convention = options.convention.value_or(model.metadata.convention.value_or(data::Convention::Official));
-  c.spatial_pos_max = options.spatial_pos_max.value_or(model.metadata.spatial_pos_max.value_or(model.config.spatial_pos_max));
-  c.multi_hop_max_dist = model.config.multi_hop_max_dist;
+graph::CollateOptions collateOptionsFor(const bundle::GraphormerConfig& config, const bundle::ModelMetadata& metadata,
+                                        const SessionOptions& options) {
+  graph::CollateOptions c;
+  c.convention = options.convention.value_or(metadata.convention.value_or(graph::Convention::Official));
+  c.spatial_pos_max = options.spatial_pos_max.value_or(metadata.spatial_pos_max.value_or(config.spatial_pos_max));
+  c.multi_hop_max_dist = config.multi_hop_max_dist;
   return c;
 }
 
-Status precisionAvailable(Precision precision, const std::string& device) {
-  auto d = parseDevice(device);
-  if (!d.isOk()) return d.status();
-  if (Status s = checkPrecision(precision, d.value()); !s.isOk()) return s;
-  std::string error;
-  if (precision == Precision::INT8 && !compat::selectInt8Engine(&error)) return {StatusCode::InvalidArgument, error};
+graph::CollateOptions collateOptionsFor(const model::LoadedModel& model, const SessionOptions& options) {
+  return collateOptionsFor(model.config, model.metadata, options);
+}
+
+Status admit(const graph::Featurized* molecule, const bundle::GraphormerConfig& config) {
+  const int n = molecule ? molecule->numNodes() : 0;
+  if (n < 1) return Status(StatusCode::InvalidArgument, "no featurized molecule");
+  if (n > config.max_nodes)
+    return Status(StatusCode::TooManyAtoms,
+                  std::to_string(n) + " atoms; the model takes at most " + std::to_string(config.max_nodes));
   return Status::ok();
 }
 
-std::vector<std::string> availableDevices() {
-  std::vector<std::string> out{"cpu"};
-  if (compat::cudaAvailable())
-    for (int i = 0; i < static_cast<int>(torch::cuda::device_count()); ++i) out.push_back("cuda:" + std::to_string(i));
-  return out;
-}
+struct InferenceSession::Impl {
+  model::LoadedModel shared;       // the loaded model: its module is only read
+  model::Graphormer own{nullptr};  // this session's copy (another device, int8 packing), or none
+  SessionOptions options;
+  graph::CollateOptions collate;
+  torch::Device device{torch::kCPU};
+  data::MemoryModel memory_model;
+  int64_t oom_retries = 0;
 
-InferenceSession::InferenceSession(model::LoadedModel model, const SessionOptions& options, const torch::Device& device)
-    : model_(std::move(model)), options_(options), collate_(collateOptionsFor(model_, options)), device_(device) {}
+  model::GraphormerImpl& module() { return own ? *own : *shared.model; }
+  bool needsOwnCopy(Precision p) const { return !device.is_cpu() || p == Precision::INT8 || shared.model->is_training(); }
+  Status prepare(Precision p);
+  torch::Tensor forward(const tensor::GraphBatch& batch);
+  void scatter(const torch::Tensor& raw, const data::Batch& batch, std::vector<Prediction>& out) const;
+  void runBatch(const std::vector<const graph::Featurized*>& molecules, const data::Batch& batch, std::vector<Prediction>& out);
+  std::vector<data::Batch> plan(const std::vector<const graph::Featurized*>& molecules, std::vector<int>& eligible,
+                                std::vector<Prediction>& out);
+};
 
-InferenceSession::~InferenceSession() = default;
-
-Result<std::unique_ptr<InferenceSession>> InferenceSession::create(model::LoadedModel model, const SessionOptions& options) {
-  if (!model.model) return Status(StatusCode::InvalidArgument, "no model loaded");
-  auto device = parseDevice(options.device);
-  if (!device.isOk()) return device.status();
-  if (options.threads < 0) return Status(StatusCode::InvalidArgument, "threads must be >= 0");
-  if (options.plan.max_batch_size < 1) return Status(StatusCode::InvalidArgument, "batch size must be at least 1");
-  compat::setThreads(options.threads);
-  std::unique_ptr<InferenceSession> session(new InferenceSession(std::move(model), options, device.value()));
-  session->model_.model->eval();
-  try {
-    session->model_.model->to(device.value());
-  } catch (const c10::Error& e) {
-    return Status(StatusCode::OutOfMemory, std::string("cannot move the model to ") + device->str() + ": " + e.what_without_backtrace());
+// The module this precision runs on: the shared one, or this session's copy made once.
+Status InferenceSession::Impl::prepare(Precision p) {
+  if (!needsOwnCopy(p)) {
+    own = nullptr;
+    return Status::ok();
   }
-  if (Status s = session->setPrecision(options.precision); !s.isOk()) return s;
-  return session;
-}
-
-Status InferenceSession::setPrecision(Precision precision) {
-  if (Status s = checkPrecision(precision, device_); !s.isOk()) return s;
-  std::string error;
-  if (!model_.model->setInt8(precision == Precision::INT8, &error)) return {StatusCode::InvalidArgument, error};
-  if (options_.precision != precision) memory_model_ = data::MemoryModel();  // peaks differ per precision
-  options_.precision = precision;
-  return Status::ok();
-}
-
-Status InferenceSession::fitMemoryModel(const std::vector<const graph::Featurized*>& probes) {
-  std::vector<const graph::Featurized*> usable;
-  for (const auto* g : probes)
-    if (g && g->numNodes() >= 1 && g->numNodes() <= model_.config.max_nodes) usable.push_back(g);
-  if (usable.empty()) return Status(StatusCode::InvalidArgument, "no molecules to probe memory with");
-  std::sort(usable.begin(), usable.end(), [](const auto* a, const auto* b) { return a->numNodes() < b->numNodes(); });
-  std::vector<data::BatchShape> shapes;
-  std::vector<int64_t> peaks;
-  for (const auto* g : {usable.front(), usable[usable.size() / 2], usable.back()}) {
-    for (int copies : {1, 4, 16}) {
-      if (copies > options_.plan.max_batch_size && copies > 1) continue;
-      auto tracker = std::make_shared<TensorMemoryTracker>();
-      {
-        TensorMemoryScope scope(tracker);
-        const std::vector<const graph::Featurized*> members(static_cast<size_t>(copies), g);
-        (void)forward(data::collate(members, collate_));
-      }
-      shapes.push_back({copies, g->numNodes()});
-      peaks.push_back(tracker->peak());
+  if (!own) {
+    try {
+      own = model::Graphormer(shared.model->copyAs(torch::kFloat, device));
+      own->eval();
+    } catch (const c10::Error& e) {
+      return Status(StatusCode::OutOfMemory, std::string("cannot copy the model to ") + device.str() + ": " + e.what_without_backtrace());
+    } catch (const std::bad_alloc&) {
+      return Status(StatusCode::OutOfMemory, "not enough memory to copy the model");
     }
   }
-  memory_model_ = data::MemoryModel::fit(shapes, peaks);
-  if (!memory_model_.valid()) return Status(StatusCode::Internal, "the memory probes could not be fitted");
+  std::string error;
+  if (!own->setInt8(p == Precision::INT8, &error)) return {StatusCode::InvalidArgument, error};
   return Status::ok();
 }
 
-std::string InferenceSession::deviceName() const { return device_.str(); }
-
-torch::Tensor InferenceSession::forward(const data::GraphBatch& batch) {
+torch::Tensor InferenceSession::Impl::forward(const tensor::GraphBatch& batch) {
   c10::InferenceMode inference;  // thread-local: set on the thread that runs the model
-  const Precision p = options_.precision;
+  const Precision p = options.precision;
   const bool autocast = p == Precision::BF16 || p == Precision::FP16;
-  compat::AutocastGuard guard(device_.type(), p == Precision::FP16 ? torch::kHalf : torch::kBFloat16, autocast);
-  auto out = model_.model->forward(device_.is_cpu() ? batch : batch.to(device_));
+  compat::AutocastGuard guard(device.type(), p == Precision::FP16 ? torch::kHalf : torch::kBFloat16, autocast);
+  auto out = module().forward(device.is_cpu() ? batch : batch.to(device));
   return out.to(torch::kCPU, torch::kFloat);
 }
 
-void InferenceSession::scatter(const torch::Tensor& raw, const data::Batch& batch, std::vector<Prediction>& out) const {
-  const auto& md = model_.metadata;
-  const int k = numOutputs();
+void InferenceSession::Impl::scatter(const torch::Tensor& raw, const data::Batch& batch, std::vector<Prediction>& out) const {
+  const int k = shared.config.num_classes;
   auto acc = raw.accessor<float, 2>();
   for (size_t b = 0; b < batch.size(); ++b) {
     Prediction& p = out[batch[b]];
     p.status = Status::ok();
     p.values.resize(k);
-    for (int j = 0; j < k; ++j) {
-      double v = acc[b][j];
-      if (!md.target_std.empty()) v = v * md.target_std[j] + md.target_mean[j];
-      p.values[j] = static_cast<float>(v);
-    }
+    for (int j = 0; j < k; ++j) p.values[j] = static_cast<float>(shared.metadata.denormalize(j, acc[b][j]));
   }
 }
 
-void InferenceSession::runBatch(const std::vector<const graph::Featurized*>& molecules, const data::Batch& batch,
-                                std::vector<Prediction>& out) {
+void InferenceSession::Impl::runBatch(const std::vector<const graph::Featurized*>& molecules, const data::Batch& batch,
+                                      std::vector<Prediction>& out) {
   std::vector<const graph::Featurized*> members;
   members.reserve(batch.size());
   for (int i : batch) members.push_back(molecules[i]);
   std::string error;
   try {
-    scatter(forward(data::collate(members, collate_)), batch, out);
+    scatter(forward(tensor::collate(members, collate)), batch, out);
     return;
   } catch (const std::bad_alloc&) {
     error = "not enough memory";
@@ -163,7 +125,7 @@ void InferenceSession::runBatch(const std::vector<const graph::Featurized*>& mol
     error = e.what_without_backtrace();
   }
   if (isOutOfMemory(error) && batch.size() > 1) {  // retry in halves: one huge molecule must not sink its batch
-    ++oom_retries_;
+    ++oom_retries;
     const auto mid = batch.begin() + static_cast<std::ptrdiff_t>(batch.size() / 2);
     runBatch(molecules, data::Batch(batch.begin(), mid), out);
     runBatch(molecules, data::Batch(mid, batch.end()), out);
@@ -173,64 +135,124 @@ void InferenceSession::runBatch(const std::vector<const graph::Featurized*>& mol
   for (int i : batch) out[i].status = Status(code, error.substr(0, error.find('\n')));
 }
 
+// Admits the molecules (statuses of the others set in `out`) and plans their batches, by count or
+// within the memory budget; plan indices are into `eligible`.
+std::vector<data::Batch> InferenceSession::Impl::plan(const std::vector<const graph::Featurized*>& molecules,
+                                                      std::vector<int>& eligible, std::vector<Prediction>& out) {
+  std::vector<int> sizes;
+  for (size_t i = 0; i < molecules.size(); ++i) {
+    out[i].status = admit(molecules[i], shared.config);
+    if (!out[i].status.isOk()) continue;
+    eligible.push_back(static_cast<int>(i));
+    sizes.push_back(molecules[i]->numNodes());
+  }
+  if (options.memory_budget_bytes <= 0 || eligible.empty()) return data::planBatches(sizes, options.plan);
+  auto budget_plan = data::planWithinBudget(sizes, memory_model, options.memory_budget_bytes, options.plan);
+  for (int j : budget_plan.over_budget) {
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "needs about %.1f MiB alone, over the %.1f MiB memory budget",
+                  memory_model.predict({1, sizes[j]}) / 1048576.0, options.memory_budget_bytes / 1048576.0);
+    out[eligible[j]].status = Status(StatusCode::OutOfMemory, msg);
+  }
+  return std::move(budget_plan.batches);
+}
+
+InferenceSession::InferenceSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+InferenceSession::~InferenceSession() = default;
+
+Result<std::unique_ptr<InferenceSession>> InferenceSession::create(const model::LoadedModel& model, const SessionOptions& options) {
+  if (!model.model) return Status(StatusCode::InvalidArgument, "no model loaded");
+  auto device = compat::parseDevice(options.device);
+  if (!device.isOk()) return device.status();
+  if (options.threads < 0) return Status(StatusCode::InvalidArgument, "threads must be >= 0");
+  if (options.plan.max_batch_size < 1) return Status(StatusCode::InvalidArgument, "batch size must be at least 1");
+  compat::setThreads(options.threads);
+  auto impl = std::make_unique<Impl>();
+  impl->shared = model;
+  impl->options = options;
+  impl->options.precision = Precision::FP32;
+  impl->collate = collateOptionsFor(model, options);
+  impl->device = device.value();
+  std::unique_ptr<InferenceSession> session(new InferenceSession(std::move(impl)));
+  if (Status s = session->setPrecision(options.precision); !s.isOk()) return s;
+  return session;
+}
+
+Status InferenceSession::setPrecision(Precision precision) {
+  if (Status s = tensor::precisionAvailable(precision, impl_->options.device); !s.isOk()) return s;
+  if (Status s = impl_->prepare(precision); !s.isOk()) return s;
+  if (impl_->options.precision != precision) impl_->memory_model = data::MemoryModel();  // peaks differ per precision
+  impl_->options.precision = precision;
+  return Status::ok();
+}
+
+Status InferenceSession::fitMemoryModel(const std::vector<const graph::Featurized*>& probes) {
+  std::vector<const graph::Featurized*> usable;
+  for (const auto* g : probes)
+    if (admit(g, impl_->shared.config).isOk()) usable.push_back(g);
+  if (usable.empty()) return Status(StatusCode::InvalidArgument, "no molecules to probe memory with");
+  std::sort(usable.begin(), usable.end(), [](const auto* a, const auto* b) { return a->numNodes() < b->numNodes(); });
+  std::vector<data::BatchShape> shapes;
+  std::vector<int64_t> peaks;
+  for (const auto* g : {usable.front(), usable[usable.size() / 2], usable.back()}) {
+    for (int copies : {1, 4, 16}) {
+      if (copies > impl_->options.plan.max_batch_size && copies > 1) continue;
+      auto tracker = std::make_shared<tensor::TensorMemoryTracker>();
+      {
+        tensor::TensorMemoryScope scope(tracker);
+        const std::vector<const graph::Featurized*> members(static_cast<size_t>(copies), g);
+        (void)impl_->forward(tensor::collate(members, impl_->collate));
+      }
+      shapes.push_back({copies, g->numNodes()});
+      peaks.push_back(tracker->peak());
+    }
+  }
+  impl_->memory_model = data::MemoryModel::fit(shapes, peaks);
+  if (!impl_->memory_model.valid()) return Status(StatusCode::Internal, "the memory probes could not be fitted");
+  return Status::ok();
+}
+
 std::vector<Prediction> InferenceSession::predict(const std::vector<const graph::Featurized*>& molecules,
                                                   const RunCallbacks& callbacks) {
   std::vector<Prediction> out(molecules.size());
-  std::optional<TensorMemoryScope> scope;
+  std::optional<tensor::TensorMemoryScope> scope;
   if (callbacks.memory) scope.emplace(callbacks.memory);
-  compat::setThreads(options_.threads);
-  std::vector<int> eligible;
-  for (size_t i = 0; i < molecules.size(); ++i) {
-    const int n = molecules[i] ? molecules[i]->numNodes() : 0;
-    if (!molecules[i] || n < 1) {
-      out[i].status = Status(StatusCode::InvalidArgument, "no featurized molecule");
-    } else if (n > model_.config.max_nodes) {
-      out[i].status = Status(StatusCode::TooManyAtoms, std::to_string(n) + " atoms; the model takes at most " +
-                                                           std::to_string(model_.config.max_nodes));
-    } else {
-      eligible.push_back(static_cast<int>(i));
-    }
-  }
-  std::vector<int> eligible_sizes;
-  for (int i : eligible) eligible_sizes.push_back(molecules[i]->numNodes());
-  std::vector<data::Batch> plan;
-  if (options_.memory_budget_bytes > 0 && !eligible.empty()) {
-    if (!memory_model_.valid()) {
-      std::vector<const graph::Featurized*> probes;
-      for (int i : eligible) probes.push_back(molecules[i]);
+  if (impl_->options.memory_budget_bytes > 0 && !impl_->memory_model.valid()) {
+    std::vector<const graph::Featurized*> probes;
+    for (const auto* m : molecules)
+      if (admit(m, impl_->shared.config).isOk()) probes.push_back(m);
+    if (!probes.empty())
       if (Status s = fitMemoryModel(probes); !s.isOk()) {
-        for (int i : eligible) out[i].status = s;
+        for (auto& p : out) p.status = s;
         return out;
       }
-    }
-    auto budget_plan = data::planWithinBudget(eligible_sizes, memory_model_, options_.memory_budget_bytes, options_.plan);
-    for (int j : budget_plan.over_budget) {
-      const double need = memory_model_.predict({1, eligible_sizes[j]}) / 1048576.0;
-      char msg[160];
-      std::snprintf(msg, sizeof msg, "needs about %.1f MiB alone, over the %.1f MiB memory budget", need,
-                    options_.memory_budget_bytes / 1048576.0);
-      out[eligible[j]].status = Status(StatusCode::OutOfMemory, msg);
-    }
-    plan = std::move(budget_plan.batches);
-  } else {
-    plan = data::planBatches(eligible_sizes, options_.plan);
   }
-  int64_t done = 0;
-  int64_t total = 0;
+  std::vector<int> eligible;
+  const auto plan = impl_->plan(molecules, eligible, out);
+  int64_t done = 0, total = 0;
   for (const auto& b : plan) total += static_cast<int64_t>(b.size());
   for (size_t b = 0; b < plan.size(); ++b) {
-    data::Batch batch;
-    for (int j : plan[b]) batch.push_back(eligible[j]);
     if (callbacks.cancelled && callbacks.cancelled()) {
       for (size_t r = b; r < plan.size(); ++r)
         for (int j : plan[r]) out[eligible[j]].status = Status(StatusCode::Cancelled, "run cancelled");
       break;
     }
-    runBatch(molecules, batch, out);
+    data::Batch batch;
+    for (int j : plan[b]) batch.push_back(eligible[j]);
+    impl_->runBatch(molecules, batch, out);
     done += static_cast<int64_t>(batch.size());
     if (callbacks.progress) callbacks.progress(done, total);
   }
   return out;
 }
+
+std::string InferenceSession::memoryModelDescription() const { return impl_->memory_model.describe(); }
+int64_t InferenceSession::outOfMemoryRetries() const { return impl_->oom_retries; }
+const SessionOptions& InferenceSession::options() const { return impl_->options; }
+const graph::CollateOptions& InferenceSession::collateOptions() const { return impl_->collate; }
+const model::LoadedModel& InferenceSession::model() const { return impl_->shared; }
+int InferenceSession::numOutputs() const { return impl_->shared.config.num_classes; }
+std::string InferenceSession::deviceName() const { return impl_->device.str(); }
+bool InferenceSession::sharesWeights() const { return !impl_->own; }
 
 }  // namespace gs::engine

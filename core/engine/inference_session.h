@@ -1,10 +1,16 @@
 #pragma once
-// An inference session owns one loaded model on one device in one precision and predicts
-// featurized molecules in planner batches.
+// An inference session runs one loaded model on one device in one precision and predicts
+// featurized molecules in planner batches. This header is LibTorch-free.
+//
+// Sharing: a session never changes the model it was created from. On the CPU in FP32, BF16 or
+// FP16 it runs the loaded module itself, read-only (the loader leaves it in eval mode); on another
+// device, for INT8 (packed weights) or when the module is in training mode it makes its own copy
+// once. So any number of sessions, on any threads, may be created from one loaded model.
 //
 // Thread-safety: a session is used by one thread at a time (any thread: InferenceMode and the
 // autocast state are set up on the calling thread for each call). Progress and cancellation
-// callbacks run on that thread; cancellation is checked between batches.
+// callbacks run on that thread; cancellation is checked between batches. `threads` is
+// process-wide (compat::setThreads): create() applies it, predict() never touches it.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -13,22 +19,28 @@
 
 #include "common/status.h"
 #include "data/batch_planner.h"
-#include "data/collate.h"
-#include "data/memory_planner.h"
-#include "engine/memory_probe.h"
-#include "engine/precision.h"
+#include "graph/convention.h"
 #include "graph/featurized.h"
-#include "model/checkpoint.h"
+#include "tensor/memory_probe.h"
+#include "tensor/precision.h"
+
+namespace gs::bundle {
+struct GraphormerConfig;
+struct ModelMetadata;
+}  // namespace gs::bundle
+namespace gs::model {
+struct LoadedModel;
+}
 
 namespace gs::engine {
 
 struct SessionOptions {
-  Precision precision = Precision::FP32;
+  tensor::Precision precision = tensor::Precision::FP32;
   std::string device = "cpu";  // "cpu", "cuda", "cuda:N"
-  int threads = 0;             // intra-op threads; 0 = LibTorch's default
+  int threads = 0;             // intra-op threads, process-wide; 0 = leave as it is
   // Collation: unset = the model's metadata, else the official convention and the config's
   // spatial_pos_max (1024 in released configs).
-  std::optional<data::Convention> convention;
+  std::optional<graph::Convention> convention;
   std::optional<int> spatial_pos_max;
   data::PlanOptions plan;
   // > 0: batches are sized so that their peak tensor memory (above the weights) stays under this
@@ -37,6 +49,8 @@ struct SessionOptions {
   // still caps the batch.
   int64_t memory_budget_bytes = 0;
 };
+bool operator==(const SessionOptions& a, const SessionOptions& b);
+inline bool operator!=(const SessionOptions& a, const SessionOptions& b) { return !(a == b); }
 
 struct Prediction {
   Status status;              // ok, too_many_atoms, out_of_memory, cancelled, internal_error
@@ -46,56 +60,51 @@ struct Prediction {
 struct RunCallbacks {
   std::function<void(int64_t done, int64_t total)> progress;
   std::function<bool()> cancelled;
-  std::shared_ptr<TensorMemoryTracker> memory;  // tensor bytes of the run are reported here
+  std::shared_ptr<tensor::TensorMemoryTracker> memory;  // tensor bytes of the run are reported here
 };
 
-// Whether `precision` can run on `device` here, with the reason when not (for menus and errors).
-Status precisionAvailable(Precision precision, const std::string& device);
-// "cpu" and "cuda:N" for every CUDA device this LibTorch sees.
-std::vector<std::string> availableDevices();
-// "cpu", "cuda" or "cuda:N", refused when this build or machine cannot run it.
-Result<torch::Device> parseDevice(const std::string& name);
-// How a session collates for `model`: index convention and spatial cut-off from the options,
+// How a session collates for a model: index convention and spatial cut-off from the options,
 // else the model's metadata, else the defaults.
-data::CollateOptions collateOptionsFor(const model::LoadedModel& model, const SessionOptions& options);
+graph::CollateOptions collateOptionsFor(const bundle::GraphormerConfig& config, const bundle::ModelMetadata& metadata,
+                                        const SessionOptions& options);
+graph::CollateOptions collateOptionsFor(const model::LoadedModel& model, const SessionOptions& options);
+// Whether the model takes this molecule: ok, or invalid_argument (nothing featurized) or
+// too_many_atoms with the limit. The one admission check of prediction and explanation.
+Status admit(const graph::Featurized* molecule, const bundle::GraphormerConfig& config);
 
 class InferenceSession {
  public:
-  static Result<std::unique_ptr<InferenceSession>> create(model::LoadedModel model, const SessionOptions& options);
+  // `model` is shared, never modified (see above); it must outlive nothing: the session keeps a
+  // reference-counted handle to the weights.
+  static Result<std::unique_ptr<InferenceSession>> create(const model::LoadedModel& model, const SessionOptions& options);
   ~InferenceSession();
+  InferenceSession(const InferenceSession&) = delete;
+  InferenceSession& operator=(const InferenceSession&) = delete;
 
   // One prediction per molecule, in the order given (the planner's reordering is undone).
   std::vector<Prediction> predict(const std::vector<const graph::Featurized*>& molecules,
                                   const RunCallbacks& callbacks = {});
-  // Raw outputs [B, num_outputs] float32 on the CPU, before de-normalisation, for one batch.
-  torch::Tensor forward(const data::GraphBatch& batch);
-  // Switches precision without reloading (INT8 packs or drops the quantised weights).
-  Status setPrecision(Precision precision);
+  // Switches precision without reloading (INT8 packs this session's own copy of the weights).
+  Status setPrecision(tensor::Precision precision);
   // Measures the peak tensor memory of a few probe batches (the smallest, median and largest of
   // `probes`, at 1, 4 and 16 copies) and fits the memory model the budget planner uses.
   Status fitMemoryModel(const std::vector<const graph::Featurized*>& probes);
-  std::string memoryModelDescription() const { return memory_model_.describe(); }
+  std::string memoryModelDescription() const;
   // Batches split in halves after an out-of-memory error (CUDA or host), since creation.
-  int64_t outOfMemoryRetries() const { return oom_retries_; }
+  int64_t outOfMemoryRetries() const;
 
-  const SessionOptions& options() const { return options_; }
-  const data::CollateOptions& collateOptions() const { return collate_; }
-  const model::LoadedModel& model() const { return model_; }
-  int numOutputs() const { return model_.config.num_classes; }
+  const SessionOptions& options() const;
+  const graph::CollateOptions& collateOptions() const;
+  const model::LoadedModel& model() const;
+  int numOutputs() const;
   std::string deviceName() const;
+  // True while the session runs the loaded module itself (no copy of its own).
+  bool sharesWeights() const;
 
  private:
-  InferenceSession(model::LoadedModel model, const SessionOptions& options, const torch::Device& device);
-  void runBatch(const std::vector<const graph::Featurized*>& molecules, const data::Batch& batch,
-                std::vector<Prediction>& out);
-  void scatter(const torch::Tensor& raw, const data::Batch& batch, std::vector<Prediction>& out) const;
-
-  model::LoadedModel model_;
-  SessionOptions options_;
-  data::CollateOptions collate_;
-  torch::Device device_;
-  data::MemoryModel memory_model_;
-  int64_t oom_retries_ = 0;
+  struct Impl;
+  explicit InferenceSession(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace gs::engine

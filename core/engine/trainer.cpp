@@ -1,5 +1,7 @@
 #include "engine/trainer.h"
 
+#include "common/named_enum.h"
+
 #include <torch/torch.h>
 
 #include <cmath>
@@ -13,10 +15,21 @@
 #include "common/json_writer.h"
 #include "engine/activation_checkpoint.h"
 #include "engine/loss_scaler.h"
-#include "engine/torch_compat.h"
+#include "tensor/torch_compat.h"
 #include "model/lora.h"
 
 namespace gs::engine {
+namespace {
+constexpr NameTable<TrainOptions::Schedule, 2> kSchedules{{TrainOptions::Schedule::Cosine, "cosine"},
+                                                         {TrainOptions::Schedule::Linear, "linear"}};
+constexpr NameTable<TrainOptions::Loss, 2> kLosses{{TrainOptions::Loss::L1, "l1"}, {TrainOptions::Loss::MSE, "mse"}};
+}  // namespace
+
+const char* scheduleName(TrainOptions::Schedule schedule) { return nameIn(kSchedules, schedule); }
+Result<TrainOptions::Schedule> parseSchedule(const std::string& name) { return parseIn(kSchedules, name, "schedule"); }
+const char* lossName(TrainOptions::Loss loss) { return nameIn(kLosses, loss); }
+Result<TrainOptions::Loss> parseLoss(const std::string& name) { return parseIn(kLosses, name, "loss"); }
+
 namespace fs = std::filesystem;
 namespace {
 
@@ -64,7 +77,7 @@ double learningRate(const TrainOptions& o, int64_t step, int64_t total) {
 
 // Normalised targets [B, K] of examples order[begin, end) (NaN where missing); their molecules go to `mols`.
 torch::Tensor batchTargets(const std::vector<TrainExample>& examples, const std::vector<size_t>& order, int64_t begin,
-                           int64_t end, const model::ModelMetadata& md, std::vector<const graph::Featurized*>& mols) {
+                           int64_t end, const bundle::ModelMetadata& md, std::vector<const graph::Featurized*>& mols) {
   const int64_t k = static_cast<int64_t>(md.target_mean.size());
   auto y = torch::empty({end - begin, k}, torch::kFloat);
   auto acc = y.accessor<float, 2>();
@@ -99,7 +112,7 @@ Status writeState(const std::string& path, const State& s) {
 }
 
 Result<State> readState(const std::string& path) {
-  auto json = model::readJsonFile(path);
+  auto json = bundle::readJsonFile(path);
   if (!json.isOk()) return json.status();
   State s;
   const auto* e = json->find("epoch");
@@ -136,13 +149,13 @@ std::vector<double> Trainer::evaluate(const std::vector<TrainExample>& examples)
     const size_t end = std::min(examples.size(), start + std::max(1, options_.batch_size));
     std::vector<const graph::Featurized*> mols;
     for (size_t i = start; i < end; ++i) mols.push_back(examples[i].graph);
-    auto out = model_.model->forward(data::collate(mols, options_.collate).to(device)).to(torch::kCPU);
+    auto out = model_.model->forward(tensor::collate(mols, options_.collate).to(device)).to(torch::kCPU);
     auto acc = out.accessor<float, 2>();
     for (size_t i = start; i < end; ++i) {
       for (int j = 0; j < k; ++j) {
         const float t = examples[i].targets[j];
         if (std::isnan(t)) continue;
-        const double pred = acc[i - start][j] * md.target_std[j] + md.target_mean[j];
+        const double pred = md.denormalize(j, acc[i - start][j]);
         err[j] += std::abs(pred - t);
         ++count[j];
       }
@@ -162,10 +175,11 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
     for (const auto& e : *set)
       if (!e.graph || static_cast<int>(e.targets.size()) != k)
         return Status(StatusCode::InvalidArgument, "every example needs a molecule and " + std::to_string(k) + " target(s)");
-  if (o.precision == Precision::INT8) return Status(StatusCode::InvalidArgument, "int8 is an inference mode; train in fp32, bf16 or fp16");
-  const torch::Device device(o.device);
-  if (device.is_cuda() && !compat::cudaAvailable()) return Status(StatusCode::InvalidArgument, "CUDA is not available");
-  if (o.precision == Precision::FP16 && !device.is_cuda())
+  if (o.precision == tensor::Precision::INT8) return Status(StatusCode::InvalidArgument, "int8 is an inference mode; train in fp32, bf16 or fp16");
+  auto parsed_device = compat::parseDevice(o.device);
+  if (!parsed_device.isOk()) return parsed_device.status();
+  const torch::Device device = parsed_device.value();
+  if (o.precision == tensor::Precision::FP16 && !device.is_cuda())
     return Status(StatusCode::InvalidArgument, "fp16 training needs CUDA (loss scaling); use bf16 on the CPU");
   compat::setThreads(o.threads);
 
@@ -191,7 +205,7 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
   model->to(device);
   model->train();
   torch::optim::AdamW optimizer(params, torch::optim::AdamWOptions(o.learning_rate).weight_decay(o.weight_decay));
-  LossScaler scaler(o.precision == Precision::FP16);
+  LossScaler scaler(o.precision == tensor::Precision::FP16);
   const model::LayerRunner runner = checkpointRunner(model_.config.num_hidden_layers, o.checkpoint_ratio);
   const int64_t bs = std::max(1, o.batch_size);
   const int64_t steps_per_epoch = (static_cast<int64_t>(train.size()) + bs - 1) / bs;
@@ -221,8 +235,8 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
   TrainSummary summary;
   summary.best_epoch = state.best_epoch;
   summary.best_valid_mae = state.best;
-  const bool autocast = o.precision == Precision::BF16 || o.precision == Precision::FP16;
-  const auto dtype = o.precision == Precision::FP16 ? torch::kHalf : torch::kBFloat16;
+  const bool autocast = o.precision == tensor::Precision::BF16 || o.precision == tensor::Precision::FP16;
+  const auto dtype = o.precision == tensor::Precision::FP16 ? torch::kHalf : torch::kBFloat16;
   for (int epoch = state.epoch + 1; epoch <= o.epochs; ++epoch) {
     if (cb.cancelled && cb.cancelled()) {
       summary.cancelled = true;
@@ -245,7 +259,7 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
       torch::Tensor out;
       {
         compat::AutocastGuard guard(device.type(), dtype, autocast);
-        out = model->forward(data::collate(mols, o.collate).to(device), runner);
+        out = model->forward(tensor::collate(mols, o.collate).to(device), runner);
       }
       const auto loss = maskedLoss(out.to(torch::kFloat), target, o.loss);
       scaler.scale(loss).backward();

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "data/collate.h"
-#include "engine/precision.h"
+#include "tensor/collate.h"
+#include "tensor/precision.h"
 #include "graph/featurized.h"
 #include "model/checkpoint.h"
 
@@ -33,7 +33,7 @@ struct TrainOptions {
   enum class Schedule { Linear, Cosine } schedule = Schedule::Cosine;
   enum class Loss { L1, MSE } loss = Loss::L1;
   double clip_norm = 5.0;  // 0 = off
-  Precision precision = Precision::FP32;  // FP32, BF16 or FP16 (CUDA)
+  tensor::Precision precision = tensor::Precision::FP32;  // FP32, BF16 or FP16 (CUDA)
   double checkpoint_ratio = 0.0;
   uint64_t seed = 0;
   int patience = 20;         // epochs without validation improvement before stopping; 0 = off
@@ -46,7 +46,7 @@ struct TrainOptions {
   double lora_alpha = 0;     // 0 = the rank (update scale 1)
   std::string device = "cpu";
   int threads = 0;
-  data::CollateOptions collate;
+  graph::CollateOptions collate;
   std::string output_dir;    // best.safetensors, last.safetensors, state.pt; empty = keep in memory
   bool resume = false;       // continue from output_dir/last.* when present
 };
@@ -59,6 +59,12 @@ struct EpochReport {
   bool improved = false;
   int skipped_steps = 0;  // FP16 steps skipped by the loss scaler so far
 };
+
+// Names of the schedule ("cosine", "linear") and loss ("l1", "mse") for flags and reports.
+const char* scheduleName(TrainOptions::Schedule schedule);
+Result<TrainOptions::Schedule> parseSchedule(const std::string& name);
+const char* lossName(TrainOptions::Loss loss);
+Result<TrainOptions::Loss> parseLoss(const std::string& name);
 
 struct TrainCallbacks {
   std::function<void(const EpochReport&)> epoch_done;
@@ -89,7 +95,6 @@ class Trainer {
   static std::vector<std::string> checkpointFiles(const std::string& output_dir);
 
  private:
-  struct Impl;
   model::LoadedModel model_;
   TrainOptions options_;
 };

@@ -1,39 +1,39 @@
 #include "jobs/bench_job.h"
 
+#include "jobs/bench_report.h"
 #include "jobs/output_check.h"
 #include "model/loader.h"
 
 namespace gs::jobs {
 
-Result<BenchJobSummary> runBench(const BenchJobOptions& options) {
+Result<std::vector<engine::ModeResult>> compareModes(const predict::Predictor& predictor, const std::vector<chem::MoleculeRow>& rows,
+                                                     engine::CompareOptions options, const engine::CompareCallbacks& callbacks) {
+  std::vector<const graph::Featurized*> mols;
+  for (const auto& r : rows)
+    if (r.features) mols.push_back(&*r.features);
+  options.device = predictor.options().session.device;
+  options.threads = predictor.options().session.threads;
+  return engine::runComparison(predictor.model(), mols, options, callbacks);
+}
+
+Result<BenchJobSummary> runBench(const BenchJobOptions& options, const engine::CompareCallbacks& callbacks) {
   BenchJobSummary summary;
-  if (Status s = checkOutputs({options.json_path, options.csv_path}, {options.input}, options.model); !s.isOk()) return s;
-  auto loaded = model::openModel(options.model);
-  if (!loaded.isOk()) return loaded.status();
-  summary.model_path = model::modelLabel(loaded.value());
+  if (Status s = checkOutputs({options.json_path, options.csv_path}, {options.input}, options.predictor.model); !s.isOk()) return s;
+  auto predictor = predict::Predictor::open(options.predictor);
+  if (!predictor.isOk()) return predictor.status();
+  summary.model_path = model::modelLabel(predictor.value()->model());
   auto reader = data::openReader(options.input, options.reader);
   if (!reader.isOk()) return reader.status();
-  chem::FeaturizeOptions fo = options.featurize;
-  fo.multi_hop_max_dist = loaded->config.multi_hop_max_dist;
-  std::vector<graph::Featurized> features;
-  data::RawRecord record;
-  while (reader.value()->next(record)) {
-    ++summary.rows;
-    auto row = chem::featurizeRecord(record, fo);
-    if (row.features && row.num_atoms <= loaded->config.max_nodes) features.push_back(std::move(*row.features));
-    if (options.max_molecules > 0 && static_cast<int64_t>(features.size()) >= options.max_molecules) break;
-  }
-  if (features.empty()) return Status(StatusCode::InvalidArgument, "no readable molecules in '" + options.input + "'");
-  std::vector<const graph::Featurized*> mols;
-  for (const auto& f : features) mols.push_back(&f);
-  summary.molecules = static_cast<int64_t>(mols.size());
-  auto results = engine::runComparison(loaded.value(), mols, options.compare, options.callbacks);
+  const auto rows = predict::featurizeUsable(*predictor.value(), *reader.value(), options.max_molecules, &summary.rows);
+  if (rows.empty()) return Status(StatusCode::InvalidArgument, "no readable molecules in '" + options.input + "'");
+  summary.molecules = static_cast<int64_t>(rows.size());
+  auto results = compareModes(*predictor.value(), rows, options.compare, callbacks);
   if (!results.isOk()) return results.status();
   summary.results = std::move(results.value());
   if (!options.json_path.empty())
-    if (Status s = engine::writeComparisonJson(options.json_path, summary.results); !s.isOk()) return s;
+    if (Status s = writeComparisonJson(options.json_path, summary.results); !s.isOk()) return s;
   if (!options.csv_path.empty())
-    if (Status s = engine::writeComparisonCsv(options.csv_path, summary.results); !s.isOk()) return s;
+    if (Status s = writeComparisonCsv(options.csv_path, summary.results); !s.isOk()) return s;
   return summary;
 }
 

@@ -1,25 +1,24 @@
 #pragma once
-// `graphormer-cli bench` and the app's Compare tab: featurize a molecule file (or take featurized
-// molecules) and measure each optimisation mode on them with engine::runComparison.
+// `graphormer-cli bench` and the app's Compare tab: featurize a molecule file through a Predictor
+// and measure each optimisation mode on its molecules with engine::runComparison.
 #include <string>
 #include <vector>
 
-#include "bundle/model_source.h"
-#include "chem/featurize.h"
 #include "data/record_reader.h"
 #include "engine/compare.h"
+#include "predict/predictor.h"
 
 namespace gs::jobs {
 
 struct BenchJobOptions {
-  bundle::ModelSource model;  // "" = the bundled default model; adapters as for predict
+  // Model (adapters as for predict), device, threads, parsing; precision and batch size come
+  // from each mode.
+  predict::PredictorOptions predictor;
   std::string input;
   data::ReaderOptions reader;
-  chem::FeaturizeOptions featurize;
-  engine::CompareOptions compare;
+  engine::CompareOptions compare;  // its device and threads are taken from `predictor`
   int64_t max_molecules = 0;  // > 0: the first N readable molecules only
   std::string json_path, csv_path;  // written when set
-  engine::CompareCallbacks callbacks;
 };
 
 struct BenchJobSummary {
@@ -28,6 +27,9 @@ struct BenchJobSummary {
   std::vector<engine::ModeResult> results;
 };
 
-Result<BenchJobSummary> runBench(const BenchJobOptions& options);
+Result<BenchJobSummary> runBench(const BenchJobOptions& options, const engine::CompareCallbacks& callbacks = {});
+// The comparison on molecules of an open predictor (the app's Compare tab on its current input).
+Result<std::vector<engine::ModeResult>> compareModes(const predict::Predictor& predictor, const std::vector<chem::MoleculeRow>& rows,
+                                                     engine::CompareOptions options, const engine::CompareCallbacks& callbacks);
 
 }  // namespace gs::jobs

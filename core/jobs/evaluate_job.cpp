@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/baselines.h"
+#include "similarity/knn.h"
 #include "model/loader.h"
 
 namespace gs::jobs {
@@ -43,30 +44,31 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
   report.input = options.input;
   report.split = options.split;
   report.knn_k = options.knn_k;
-  std::unique_ptr<engine::InferenceSession> session;
-  int multi_hop = options.featurize.multi_hop_max_dist;
+  std::unique_ptr<predict::Predictor> predictor;
   report.targets = options.targets;
-  if (options.model) {
-    auto loaded = model::openModel(*options.model);
-    if (!loaded.isOk()) return loaded.status();
-    report.model_path = model::modelLabel(loaded.value());
-    report.model_sha256 = loaded->sha256;
-    multi_hop = loaded->config.multi_hop_max_dist;
+  if (options.with_model) {
+    auto opened = predict::Predictor::open(options.predictor);
+    if (!opened.isOk()) return opened.status();
+    predictor = std::move(opened.value());
+    const auto& m = predictor->model();
+    report.model_path = model::modelLabel(m);
+    report.model_sha256 = m.sha256;
     if (report.targets.empty())
-      for (int j = 0; j < loaded->config.num_classes; ++j) report.targets.push_back(loaded->metadata.outputName(j));
-    if (static_cast<int>(report.targets.size()) != loaded->config.num_classes)
-      return Status(StatusCode::InvalidArgument, "the model has " + std::to_string(loaded->config.num_classes) +
-                                                     " outputs but " + std::to_string(report.targets.size()) + " targets were named");
-    auto s = engine::InferenceSession::create(std::move(loaded.value()), options.session);
-    if (!s.isOk()) return s.status();
-    session = std::move(s.value());
+      for (int j = 0; j < m.config.num_classes; ++j) report.targets.push_back(m.metadata.outputName(j));
+    if (static_cast<int>(report.targets.size()) != m.config.num_classes)
+      return Status(StatusCode::InvalidArgument, "the model has " + std::to_string(m.config.num_classes) + " outputs but " +
+                                                     std::to_string(report.targets.size()) + " targets were named");
   }
   LabelledDataOptions read;
   read.input = options.input;
   read.targets = report.targets;
   read.reader = options.reader;
-  read.featurize = options.featurize;
-  read.featurize.multi_hop_max_dist = multi_hop;
+  if (predictor) {
+    read.featurize = predictor->featurizeOptions();
+  } else {
+    read.featurize.parse = options.predictor.parse;
+    read.featurize.atom_order = options.predictor.atom_order;
+  }
   read.scaffolds = options.split.kind == data::SplitKind::Scaffold;
   read.fingerprints = true;
   auto data = readLabelled(read);
@@ -86,7 +88,7 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
 
   const size_t k = report.targets.size(), n = d.rows.size();
   auto fps = [&](const std::vector<size_t>& rows) {
-    std::vector<const data::BitFingerprint*> out;
+    std::vector<const similarity::BitFingerprint*> out;
     for (size_t i : rows) out.push_back(&d.fingerprints[i]);
     return out;
   };
@@ -110,15 +112,13 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
     if (!ridge.isOk()) return ridge.status();
     report.ridge_lambda.push_back(ridge->lambda());
     for (size_t i = 0; i < n; ++i) preds[1][i][j] = ridge->predict(d.fingerprints[i]);
-    const auto knn = engine::knnPredict(train_fp, ty, all_fp, options.knn_k);
+    const auto knn = similarity::knnPredict(train_fp, ty, all_fp, options.knn_k);
     for (size_t i = 0; i < n; ++i) preds[2][i][j] = knn[i];
   }
-  if (session) {
+  if (predictor) {
     names.push_back("model");
     preds.emplace_back(n, std::vector<double>(k, std::nan("")));
-    std::vector<const graph::Featurized*> mols;
-    for (const auto& row : d.rows) mols.push_back(&*row.features);
-    const auto out = session->predict(mols);
+    const auto out = predictor->predict(d.rows);
     for (size_t i = 0; i < n; ++i)
       if (out[i].status.isOk())
         for (size_t j = 0; j < k; ++j) preds.back()[i][j] = out[i].values[j];

@@ -14,20 +14,19 @@
 
 #include <optional>
 
-#include "bundle/model_source.h"
-#include "engine/inference_session.h"
 #include "jobs/labelled_data.h"
+#include "predict/predictor.h"
 
 namespace gs::jobs {
 
 struct EvaluateJobOptions {
   std::string input;
   std::vector<std::string> targets;  // empty = the model's target names
-  std::optional<bundle::ModelSource> model;  // nullopt = baselines only; {""} = the bundled default
+  bool with_model = true;  // false = baselines only
+  // Model ("" = the bundled default), session and parsing; parsing applies without a model too.
+  predict::PredictorOptions predictor;
   data::ReaderOptions reader;
-  chem::FeaturizeOptions featurize;
   data::SplitOptions split;
-  engine::SessionOptions session;
   int knn_k = 5;
   std::vector<double> ridge_lambdas{0.3, 1, 3, 10, 30, 100, 300, 1000};
   std::vector<int> size_edges{10, 15, 20, 25, 30, 40};  // heavy-atom bins: <=10, 11-15, ..., >40

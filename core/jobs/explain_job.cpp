@@ -11,22 +11,19 @@
 
 namespace gs::jobs {
 
-std::vector<ExplainedMolecule> explainRecords(const model::LoadedModel& model, const std::vector<data::RawRecord>& records,
-                                              const ExplainJobOptions& options, Status* error) {
-  chem::FeaturizeOptions fo = options.featurize;
-  fo.multi_hop_max_dist = model.config.multi_hop_max_dist;
-  fo.keep_molecule = true;
+Result<std::vector<ExplainedMolecule>> explainRecords(const predict::Predictor& predictor, const std::vector<data::RawRecord>& records,
+                                                      engine::AttributionOptions attribution,
+                                                      const engine::AttributionCallbacks& callbacks) {
   std::vector<chem::MoleculeRow> rows;
-  for (const auto& r : records) rows.push_back(chem::featurizeRecord(r, fo));
+  for (const auto& r : records) rows.push_back(predictor.featurize(r, /*keep_molecule=*/true));
   std::vector<int> index_of_row;
   const auto mols = chem::featurizedMolecules(rows, &index_of_row);
+  attribution.device = predictor.options().session.device;
+  attribution.threads = predictor.options().session.threads;
   std::vector<engine::Attribution> attributions;
   if (!mols.empty()) {
-    auto a = engine::explain(model, mols, options.attribution, options.callbacks);
-    if (!a.isOk()) {
-      if (error) *error = a.status();
-      return {};
-    }
+    auto a = engine::attribute(predictor.model(), mols, attribution, callbacks);
+    if (!a.isOk()) return a.status();
     attributions = std::move(a.value());
   }
   std::vector<ExplainedMolecule> out(rows.size());
@@ -47,7 +44,6 @@ std::vector<ExplainedMolecule> explainRecords(const model::LoadedModel& model, c
     for (size_t k = 0; k < e.summary.atoms.size() && k < row.atom_of_node.size(); ++k)
       e.attributions[static_cast<size_t>(row.atom_of_node[k])] = e.summary.atoms[k];
   }
-  if (error) *error = Status::ok();
   return out;
 }
 
@@ -74,28 +70,31 @@ Status writeExplanations(const std::string& path, const std::vector<ExplainedMol
   return mols.commit();
 }
 
-Result<ExplainJobSummary> runExplain(const ExplainJobOptions& options) {
+Result<ExplainJobSummary> runExplain(const ExplainJobOptions& options, const engine::AttributionCallbacks& callbacks) {
   const auto t0 = std::chrono::steady_clock::now();
   ExplainJobSummary summary;
   if (options.output.empty()) return Status(StatusCode::InvalidArgument, "an output file is needed");
-  if (Status s = checkOutputs({options.output, options.output + ".molecules.csv"}, {options.input}, options.model); !s.isOk())
+  if (Status s = checkOutputs({options.output, options.output + ".molecules.csv"}, {options.input}, options.predictor.model);
+      !s.isOk())
     return s;
-  auto loaded = model::openModel(options.model);
-  if (!loaded.isOk()) return loaded.status();
-  summary.model_path = model::modelLabel(loaded.value());
-  summary.target = loaded->metadata.outputName(options.attribution.output);
+  predict::PredictorOptions po = options.predictor;
+  po.session.precision = tensor::Precision::FP32;  // the predictor only featurizes here; attributions run on their own copy
+  auto predictor = predict::Predictor::open(po);
+  if (!predictor.isOk()) return predictor.status();
+  summary.model_path = model::modelLabel(predictor.value()->model());
+  summary.target = predictor.value()->model().metadata.outputName(options.attribution.output);
   auto reader = data::openReader(options.input, options.reader);
   if (!reader.isOk()) return reader.status();
   std::vector<data::RawRecord> records;
   data::RawRecord record;
   while (reader.value()->next(record)) records.push_back(record);
   summary.rows = static_cast<int64_t>(records.size());
-  ExplainJobOptions o = options;
-  auto tracker = o.callbacks.memory ? o.callbacks.memory : std::make_shared<engine::TensorMemoryTracker>();
-  o.callbacks.memory = tracker;
-  Status error;
-  summary.molecules = explainRecords(loaded.value(), records, o, &error);
-  if (!error.isOk()) return error;
+  engine::AttributionCallbacks cb = callbacks;
+  if (!cb.memory) cb.memory = std::make_shared<tensor::TensorMemoryTracker>();
+  auto explained = explainRecords(*predictor.value(), records, options.attribution, cb);
+  if (!explained.isOk()) return explained.status();
+  summary.molecules = std::move(explained.value());
+  const auto& tracker = cb.memory;
   summary.peak_tensor_bytes = tracker->peak();
   for (const auto& m : summary.molecules) {
     if (!m.status.isOk()) continue;

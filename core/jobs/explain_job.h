@@ -7,10 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "bundle/model_source.h"
-#include "chem/featurize.h"
 #include "data/record_reader.h"
 #include "engine/attribution.h"
+#include "predict/predictor.h"
 
 namespace gs::jobs {
 
@@ -24,12 +23,12 @@ struct ExplainedMolecule {
 };
 
 struct ExplainJobOptions {
-  bundle::ModelSource model;  // "" = the bundled default model; adapters as for predict
+  // Model (adapters as for predict), device, threads and parsing; the attribution's precision,
+  // batch size and checkpoint ratio are its own (its device and threads come from here).
+  predict::PredictorOptions predictor;
   std::string input, output;
   data::ReaderOptions reader;
-  chem::FeaturizeOptions featurize;
   engine::AttributionOptions attribution;
-  engine::AttributionCallbacks callbacks;
 };
 
 struct ExplainJobSummary {
@@ -41,10 +40,12 @@ struct ExplainJobSummary {
   std::vector<ExplainedMolecule> molecules;
 };
 
-// Explains records already read (the app); `model` is loaded by the caller.
-std::vector<ExplainedMolecule> explainRecords(const model::LoadedModel& model, const std::vector<data::RawRecord>& records,
-                                              const ExplainJobOptions& options, Status* error);
-Result<ExplainJobSummary> runExplain(const ExplainJobOptions& options);
+// Explains records already read (the app) with an open predictor's model and featurization; one
+// molecule per record, in order. attribution.device and threads are taken from the predictor.
+Result<std::vector<ExplainedMolecule>> explainRecords(const predict::Predictor& predictor, const std::vector<data::RawRecord>& records,
+                                                      engine::AttributionOptions attribution,
+                                                      const engine::AttributionCallbacks& callbacks = {});
+Result<ExplainJobSummary> runExplain(const ExplainJobOptions& options, const engine::AttributionCallbacks& callbacks = {});
 Status writeExplanations(const std::string& path, const std::vector<ExplainedMolecule>& molecules);
 
 }  // namespace gs::jobs

@@ -34,7 +34,7 @@ void writeEdgeInputs(JsonWriter& w, const std::vector<int16_t>& ei, int n, int h
   w.endArray();
 }
 
-void writeGraphFields(JsonWriter& w, const graph::Featurized& f, data::Convention convention) {
+void writeGraphFields(JsonWriter& w, const graph::Featurized& f, graph::Convention convention) {
   const graph::MolGraph& g = f.graph;
   const graph::GraphEncoding& enc = f.enc;
   const int n = g.num_nodes;
@@ -48,7 +48,7 @@ void writeGraphFields(JsonWriter& w, const graph::Featurized& f, data::Conventio
   w.key("edge_attr");
   writeMatrix(w, g.edge_attr.data(), g.numEdges(), graph::kBondFeatures);
   w.key("input_nodes");
-  writeMatrix(w, g.node_feat.data(), n, graph::kAtomFeatures, data::nodeIndexOffset(convention), 512);
+  writeMatrix(w, g.node_feat.data(), n, graph::kAtomFeatures, graph::nodeIndexOffset(convention), 512);
   w.key("hf_input_nodes");
   writeMatrix(w, g.node_feat.data(), n, graph::kAtomFeatures, 3, 512);
   w.key("hf_in_degree").beginArray();
@@ -83,7 +83,7 @@ void writeTableRow(const chem::MoleculeRow& row, std::ostream& out) {
 
 }  // namespace
 
-void writeFeatureJson(const chem::MoleculeRow& row, data::Convention convention, std::ostream& out) {
+void writeFeatureJson(const chem::MoleculeRow& row, graph::Convention convention, std::ostream& out) {
   JsonWriter w(out);
   w.beginObject();
   w.field("row", row.row).field("id", row.id).field("smiles", row.input);

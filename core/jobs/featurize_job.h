@@ -6,7 +6,7 @@
 #include <string>
 
 #include "chem/featurize.h"
-#include "data/convention.h"
+#include "graph/convention.h"
 #include "data/record_reader.h"
 
 namespace gs::jobs {
@@ -15,7 +15,7 @@ struct FeaturizeJobOptions {
   std::string input;
   data::ReaderOptions reader;
   chem::FeaturizeOptions featurize;
-  data::Convention convention = data::Convention::Official;
+  graph::Convention convention = graph::Convention::Official;
   bool json = false;
 };
 
@@ -28,6 +28,6 @@ struct JobSummary {
 Result<JobSummary> runFeaturize(const FeaturizeJobOptions& options, std::ostream& out);
 
 // One JSON object (no newline) for a row, fixture field names; hf_* always in the HF convention.
-void writeFeatureJson(const chem::MoleculeRow& row, data::Convention convention, std::ostream& out);
+void writeFeatureJson(const chem::MoleculeRow& row, graph::Convention convention, std::ostream& out);
 
 }  // namespace gs::jobs

@@ -6,7 +6,7 @@
 
 namespace gs::jobs {
 
-Result<TrainJobSummary> runTrain(const TrainJobOptions& options) {
+Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks) {
   if (options.output_dir.empty()) return Status(StatusCode::InvalidArgument, "an output directory is needed");
   const bool lora = options.train.lora_rank > 0;
   if (lora && !options.model)
@@ -14,7 +14,7 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options) {
   if (lora && options.train.freeze_layers > 0)
     return Status(StatusCode::InvalidArgument, "LoRA already keeps every base weight fixed; do not combine it with freezing layers");
   auto outputs = engine::Trainer::checkpointFiles(options.output_dir);
-  for (const char* name : {"/split.csv", "/model.safetensors", "/adapter.safetensors"}) outputs.push_back(options.output_dir + name);
+  for (const char* name : {"split.csv", bundle::kWeightsFile, bundle::kAdapterFile}) outputs.push_back(options.output_dir + "/" + name);
   if (Status s = checkOutputs(outputs, {options.input}, options.model); !s.isOk()) return s;
 
   model::LoadedModel model;
@@ -57,8 +57,7 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options) {
   read.input = options.input;
   read.targets = options.targets;
   read.reader = options.reader;
-  read.featurize = options.featurize;
-  read.featurize.multi_hop_max_dist = model.config.multi_hop_max_dist;
+  read.featurize = chem::FeaturizeOptions::forModel(model.config, options.featurize.parse, options.featurize.atom_order);
   read.scaffolds = options.split.kind == data::SplitKind::Scaffold;
   auto data = readLabelled(read);
   if (!data.isOk()) return data.status();
@@ -83,20 +82,15 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options) {
   to.output_dir = options.output_dir;
   to.collate.multi_hop_max_dist = model.config.multi_hop_max_dist;
   engine::Trainer trainer(std::move(model), to);
-  auto trained = trainer.fit(train, valid, options.callbacks);
+  auto trained = trainer.fit(train, valid, callbacks);
   if (!trained.isOk()) return trained.status();
   summary.training = trained.value();
   if (Status s = writeSplitFile(options.output_dir + "/split.csv", data.value(), split.value()); !s.isOk()) return s;
   if (!valid.empty()) summary.valid_mae = trainer.evaluate(valid);
   if (!test.empty()) summary.test_mae = trainer.evaluate(test);
-  auto& trained_model = *trainer.model().model;
-  if (lora) {
-    summary.model_path = options.output_dir + "/adapter.safetensors";
-    if (Status s = model::saveAdapter(summary.model_path, trained_model, trainer.model().metadata, spec); !s.isOk()) return s;
-  } else {
-    summary.model_path = options.output_dir + "/model.safetensors";
-    if (Status s = model::saveModel(summary.model_path, trained_model, trainer.model().metadata); !s.isOk()) return s;
-  }
+  auto written = model::saveBundle(options.output_dir, *trainer.model().model, trainer.model().metadata, lora ? &spec : nullptr);
+  if (!written.isOk()) return written.status();
+  summary.model_path = written.value();
   return summary;
 }
 

@@ -25,13 +25,12 @@ struct TrainJobOptions {
   std::string description;                // stored in the model card
   std::string output_dir;
   std::optional<bundle::ModelSource> model;  // fine-tune from this model; nullopt = a fresh model from `config`
-  model::GraphormerConfig config;  // used when `model` is empty (num_classes is set from targets)
+  bundle::GraphormerConfig config;  // used when `model` is empty (num_classes is set from targets)
   data::ReaderOptions reader;
   chem::FeaturizeOptions featurize;
   data::SplitOptions split;
   uint64_t init_seed = 0;
   engine::TrainOptions train;  // output_dir is set from the job's; lora_rank > 0 needs `model`
-  engine::TrainCallbacks callbacks;
 };
 
 struct TrainJobSummary {
@@ -43,6 +42,6 @@ struct TrainJobSummary {
   std::string model_path;                   // model.safetensors, or adapter.safetensors for LoRA
 };
 
-Result<TrainJobSummary> runTrain(const TrainJobOptions& options);
+Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks = {});
 
 }  // namespace gs::jobs

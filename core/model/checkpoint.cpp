@@ -8,12 +8,12 @@
 
 #include "common/json_writer.h"
 #include "common/text.h"
-#include "model/pickle_value.h"
+#include "model/format/pickle_value.h"
 #include "bundle/lora_spec.h"
 #include "bundle/model_source.h"
 #include "model/lora.h"
-#include "model/safetensors.h"
-#include "model/torch_zip.h"
+#include "model/format/safetensors.h"
+#include "model/format/torch_zip.h"
 
 namespace gs::model {
 namespace fs = std::filesystem;
@@ -26,23 +26,23 @@ constexpr const char* kLoraKey = "graphormer_lora";
 Status fail(const std::string& what) { return {StatusCode::InvalidArgument, what}; }
 
 std::string siblingConfig(const std::string& weights) {
-  return (fs::path(weights).parent_path() / "config.json").string();
+  return (fs::path(weights).parent_path() / bundle::kConfigFile).string();
 }
 
 // Applies config.json (if present) over `config`, and reads our metadata fields from it.
-Status applyConfigJson(const std::string& weights, GraphormerConfig& config, ModelMetadata& metadata, bool required) {
+Status applyConfigJson(const std::string& weights, bundle::GraphormerConfig& config, bundle::ModelMetadata& metadata, bool required) {
   const std::string path = siblingConfig(weights);
   std::error_code ec;
   if (!fs::exists(path, ec)) {
     if (required) return fail("no config.json next to '" + weights + "': HuggingFace checkpoints keep their configuration there");
     return Status::ok();
   }
-  auto json = readJsonFile(path);
+  auto json = bundle::readJsonFile(path);
   if (!json.isOk()) return json.status();
-  auto parsed = GraphormerConfig::fromJson(json.value(), config);
+  auto parsed = bundle::GraphormerConfig::fromJson(json.value(), config);
   if (!parsed.isOk()) return Status(parsed.status().code(), path + ": " + parsed.status().message());
   config = parsed.value();
-  auto md = ModelMetadata::fromJson(json.value());
+  auto md = bundle::ModelMetadata::fromJson(json.value());
   if (!md.isOk()) return Status(md.status().code(), path + ": " + md.status().message());
   metadata.overrideWith(md.value());
   return Status::ok();
@@ -93,7 +93,7 @@ Status stateDictTensors(const PyRef& dict, const std::string& path, TensorList& 
 }
 
 // fairseq's argparse.Namespace -> config.json field names, over the architecture's defaults.
-Result<GraphormerConfig> fairseqConfig(const PyRef& args, const std::string& path) {
+Result<bundle::GraphormerConfig> fairseqConfig(const PyRef& args, const std::string& path) {
   if (!args || args->kind != PyValue::Kind::Object)
     return fail("'" + path + "': fairseq checkpoint without 'args' (newer omegaconf 'cfg' layout): put a config.json beside it");
   static const std::pair<const char*, const char*> kRename[] = {
@@ -116,7 +116,7 @@ Result<GraphormerConfig> fairseqConfig(const PyRef& args, const std::string& pat
     else if (v->isString()) w.field(key, std::string_view(v->text));
   }
   w.endObject();
-  GraphormerConfig defaults;
+  bundle::GraphormerConfig defaults;
   if (arch == "graphormer") {  // fairseq base_architecture
     defaults.embedding_dim = 1024;
     defaults.num_hidden_layers = 6;
@@ -124,13 +124,13 @@ Result<GraphormerConfig> fairseqConfig(const PyRef& args, const std::string& pat
     defaults.ffn_embedding_dim = 4096;
   } else {
     const std::string preset = arch.rfind("graphormer_", 0) == 0 ? arch.substr(11) : "base";
-    auto p = GraphormerConfig::preset(preset);
+    auto p = bundle::GraphormerConfig::preset(preset);
     if (p.isOk()) defaults = p.value();
   }
   defaults.dropout = 0.1;
   auto json = JsonValue::parse(text.str());
   if (!json.isOk()) return json.status();
-  return GraphormerConfig::fromJson(json.value(), defaults);
+  return bundle::GraphormerConfig::fromJson(json.value(), defaults);
 }
 
 Status fromTorchZip(const std::string& path, Checkpoint& ck) {
@@ -170,7 +170,7 @@ Status fromTorchZip(const std::string& path, Checkpoint& ck) {
     if (Status s = applyConfigJson(path, ck.config, ck.metadata, false); !s.isOk()) return s;
   }
   // Released fairseq checkpoints were trained with the official preprocessing.
-  if (!ck.metadata.convention) ck.metadata.convention = data::Convention::Official;
+  if (!ck.metadata.convention) ck.metadata.convention = graph::Convention::Official;
   return Status::ok();
 }
 
@@ -256,7 +256,7 @@ Result<LoadedModel> loadModel(const std::string& path) {
   return m;
 }
 
-Status saveModel(const std::string& path, GraphormerImpl& model, const ModelMetadata& metadata) {
+Status saveModel(const std::string& path, GraphormerImpl& model, const bundle::ModelMetadata& metadata) {
   TensorList tensors;
   for (const auto& p : model.named_parameters(true)) tensors.emplace_back(p.key(), p.value().detach().to(torch::kFloat));
   StringMap header{{"format", "pt"}, {kConfigKey, model.config().toJson()}, {kMetadataKey, metadata.toJson()}};

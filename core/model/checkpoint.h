@@ -11,7 +11,7 @@
 
 #include "bundle/model_source.h"
 #include "common/status.h"
-#include "model/config.h"
+#include "bundle/config.h"
 #include "model/graphormer.h"
 #include "model/tensor_map.h"
 
@@ -20,8 +20,8 @@ namespace gs::model {
 struct Checkpoint {
   std::string weights_path;  // the file actually read
   std::string format;        // "safetensors", "pytorch" or "fairseq"
-  GraphormerConfig config;
-  ModelMetadata metadata;
+  bundle::GraphormerConfig config;
+  bundle::ModelMetadata metadata;
   TensorList tensors;              // HuggingFace names
   std::vector<std::string> notes;  // e.g. which fairseq-only weights were dropped
   // Training checkpoints of a LoRA run keep the unmerged adapter (rank, alpha from the header).
@@ -31,8 +31,8 @@ struct Checkpoint {
 
 struct LoadedModel {
   Graphormer model{nullptr};
-  GraphormerConfig config;
-  ModelMetadata metadata;
+  bundle::GraphormerConfig config;
+  bundle::ModelMetadata metadata;
   std::string weights_path;
   std::string format;
   std::vector<std::string> notes;
@@ -49,7 +49,7 @@ Status loadStateDict(GraphormerImpl& model, const TensorList& tensors);
 Result<LoadedModel> loadModel(const std::string& path);
 // Writes model.safetensors with the config and metadata in its header (atomic). A model with an
 // unmerged LoRA adapter is written with it (and its rank and alpha); loadModel merges it.
-Status saveModel(const std::string& path, GraphormerImpl& model, const ModelMetadata& metadata);
+Status saveModel(const std::string& path, GraphormerImpl& model, const bundle::ModelMetadata& metadata);
 
 // Maps fairseq key names to HuggingFace ones; returns false for keys HF has no use for.
 bool mapFairseqKey(const std::string& fairseq, std::string* hf);

@@ -5,7 +5,7 @@
 
 #include <stdexcept>
 
-#include "engine/torch_compat.h"
+#include "tensor/torch_compat.h"
 #include "model/attention_kernels.h"
 
 namespace gs::model {
@@ -19,7 +19,7 @@ void freezePaddingRow(torch::Tensor& weight) {
   });
 }
 
-GraphNodeFeatureImpl::GraphNodeFeatureImpl(const GraphormerConfig& c) {
+GraphNodeFeatureImpl::GraphNodeFeatureImpl(const bundle::GraphormerConfig& c) {
   auto padded = [](int64_t n, int64_t dim) { return torch::nn::EmbeddingOptions(n, dim).padding_idx(0); };
   atom_encoder = register_module("atom_encoder", torch::nn::Embedding(padded(c.num_atoms + 1, c.embedding_dim)));
   in_degree_encoder = register_module("in_degree_encoder", torch::nn::Embedding(padded(c.num_in_degree, c.embedding_dim)));
@@ -28,7 +28,7 @@ GraphNodeFeatureImpl::GraphNodeFeatureImpl(const GraphormerConfig& c) {
   freezePaddingRow(atom_encoder->weight);
 }
 
-torch::Tensor GraphNodeFeatureImpl::forward(const data::GraphBatch& batch) {
+torch::Tensor GraphNodeFeatureImpl::forward(const tensor::GraphBatch& batch) {
   const auto& nodes = batch.input_nodes;  // [B, N, F]
   const int64_t b = nodes.size(0), n = nodes.size(1);
   // Sum over the features in one fused lookup ([B*N, F] bags) instead of [B, N, F, C] then sum.
@@ -41,7 +41,7 @@ torch::Tensor GraphNodeFeatureImpl::forward(const data::GraphBatch& batch) {
   return torch::cat({token, node_feature}, 1);
 }
 
-GraphAttnBiasImpl::GraphAttnBiasImpl(const GraphormerConfig& c)
+GraphAttnBiasImpl::GraphAttnBiasImpl(const bundle::GraphormerConfig& c)
     : heads_(c.num_attention_heads), multi_hop_max_dist_(c.multi_hop_max_dist), multi_hop_(c.edge_type == "multi_hop") {
   const int64_t h = c.num_attention_heads;
   edge_encoder = register_module("edge_encoder",
@@ -53,7 +53,7 @@ GraphAttnBiasImpl::GraphAttnBiasImpl(const GraphormerConfig& c)
   freezePaddingRow(edge_encoder->weight);
 }
 
-torch::Tensor GraphAttnBiasImpl::multiHopEdgeTerm(const data::GraphBatch& batch) {
+torch::Tensor GraphAttnBiasImpl::multiHopEdgeTerm(const tensor::GraphBatch& batch) {
   const int64_t b = batch.input_nodes.size(0), n = batch.input_nodes.size(1), h = heads_;
   // Divisor of the summed hop terms, as the reference computes it from spatial_pos (= distance + 1):
   // padding 0 -> 1, then x > 1 -> x - 1, clamped to multi_hop_max_dist; i.e. max(1, distance).
@@ -88,7 +88,7 @@ torch::Tensor GraphAttnBiasImpl::fusedMultiHop(const torch::Tensor& edges, const
   return out;
 }
 
-torch::Tensor GraphAttnBiasImpl::forward(const data::GraphBatch& batch) {
+torch::Tensor GraphAttnBiasImpl::forward(const tensor::GraphBatch& batch) {
   const int64_t n = batch.input_nodes.size(1), h = heads_;
   compat::AutocastSuspend fp32;  // the bias is small and carries -inf: it is computed in fp32
   const auto& attn_bias = batch.attn_bias;  // [B, 1+N, 1+N], carries the -inf mask

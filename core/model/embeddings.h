@@ -8,15 +8,15 @@
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/pimpl.h>
 
-#include "data/collate.h"
-#include "model/config.h"
+#include "tensor/collate.h"
+#include "bundle/config.h"
 
 namespace gs::model {
 
 class GraphNodeFeatureImpl : public torch::nn::Module {
  public:
-  explicit GraphNodeFeatureImpl(const GraphormerConfig& config);
-  torch::Tensor forward(const data::GraphBatch& batch);
+  explicit GraphNodeFeatureImpl(const bundle::GraphormerConfig& config);
+  torch::Tensor forward(const tensor::GraphBatch& batch);
 
   torch::nn::Embedding atom_encoder{nullptr}, in_degree_encoder{nullptr}, out_degree_encoder{nullptr},
       graph_token{nullptr};
@@ -25,14 +25,14 @@ TORCH_MODULE(GraphNodeFeature);
 
 class GraphAttnBiasImpl : public torch::nn::Module {
  public:
-  explicit GraphAttnBiasImpl(const GraphormerConfig& config);
-  torch::Tensor forward(const data::GraphBatch& batch);
+  explicit GraphAttnBiasImpl(const bundle::GraphormerConfig& config);
+  torch::Tensor forward(const tensor::GraphBatch& batch);
 
   torch::nn::Embedding edge_encoder{nullptr}, edge_dis_encoder{nullptr}, spatial_pos_encoder{nullptr},
       graph_token_virtual_distance{nullptr};
 
  private:
-  torch::Tensor multiHopEdgeTerm(const data::GraphBatch& batch);  // [B, H, N, N]
+  torch::Tensor multiHopEdgeTerm(const tensor::GraphBatch& batch);  // [B, H, N, N]
   // The same term without autograd, in one gather pass (model/attention_kernels.h).
   torch::Tensor fusedMultiHop(const torch::Tensor& edges, const torch::Tensor& divisor, int64_t d);
   int64_t heads_;

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "engine/torch_compat.h"
+#include "tensor/torch_compat.h"
 #include "model/attention_kernels.h"
 #include "model/layer_norm.h"
 
@@ -61,7 +61,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Te
   return out_proj(out.transpose(1, 2).reshape({b, t, heads_ * head_dim_}));
 }
 
-EncoderLayerImpl::EncoderLayerImpl(const GraphormerConfig& c)
+EncoderLayerImpl::EncoderLayerImpl(const bundle::GraphormerConfig& c)
     : pre_layernorm_(c.pre_layernorm),
       gelu_(c.activation_fn == "gelu"),
       dropout_(c.dropout),

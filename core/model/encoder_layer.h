@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "model/config.h"
+#include "bundle/config.h"
 #include "model/linear.h"
 
 namespace gs::model {
@@ -36,7 +36,7 @@ TORCH_MODULE(SelfAttention);
 
 class EncoderLayerImpl : public torch::nn::Module {
  public:
-  explicit EncoderLayerImpl(const GraphormerConfig& config);
+  explicit EncoderLayerImpl(const bundle::GraphormerConfig& config);
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& bias);
 
   SelfAttention self_attn{nullptr};

@@ -13,7 +13,7 @@ torch::nn::LayerNorm layerNorm(int64_t dim) { return torch::nn::LayerNorm(torch:
 
 }  // namespace
 
-GraphEncoderImpl::GraphEncoderImpl(const GraphormerConfig& c) : dropout_(c.dropout) {
+GraphEncoderImpl::GraphEncoderImpl(const bundle::GraphormerConfig& c) : dropout_(c.dropout) {
   graph_node_feature = register_module("graph_node_feature", GraphNodeFeature(c));
   graph_attn_bias = register_module("graph_attn_bias", GraphAttnBias(c));
   if (c.encoder_normalize_before) emb_layer_norm = register_module("emb_layer_norm", layerNorm(c.embedding_dim));
@@ -22,7 +22,7 @@ GraphEncoderImpl::GraphEncoderImpl(const GraphormerConfig& c) : dropout_(c.dropo
   if (c.pre_layernorm) final_layer_norm = register_module("final_layer_norm", layerNorm(c.embedding_dim));
 }
 
-torch::Tensor GraphEncoderImpl::attentionBias(const data::GraphBatch& batch) {
+torch::Tensor GraphEncoderImpl::attentionBias(const tensor::GraphBatch& batch) {
   auto bias = graph_attn_bias(batch);  // [B, H, T, T]
   // Key padding: padded nodes have all-zero features; the graph token (column 0) is never masked.
   auto padded = batch.input_nodes.select(2, 0).eq(0);
@@ -45,7 +45,7 @@ torch::Tensor GraphEncoderImpl::runLayers(torch::Tensor x, const torch::Tensor& 
   return x;  // no layer norm after the last layer, as in the reference
 }
 
-EncoderImpl::EncoderImpl(const GraphormerConfig& c) : gelu_(c.activation_fn == "gelu") {
+EncoderImpl::EncoderImpl(const bundle::GraphormerConfig& c) : gelu_(c.activation_fn == "gelu") {
   graph_encoder = register_module("graph_encoder", GraphEncoder(c));
   lm_head_transform_weight = register_module("lm_head_transform_weight", Linear(c.embedding_dim, c.embedding_dim));
   layer_norm = register_module("layer_norm", layerNorm(c.embedding_dim));
@@ -61,7 +61,7 @@ DecoderHeadImpl::DecoderHeadImpl(int64_t embed_dim, int64_t num_classes) {
   lm_output_learned_bias = register_parameter("lm_output_learned_bias", torch::zeros({1}));
 }
 
-GraphormerImpl::GraphormerImpl(const GraphormerConfig& config) : config_(config) {
+GraphormerImpl::GraphormerImpl(const bundle::GraphormerConfig& config) : config_(config) {
   encoder = register_module("encoder", Encoder(config));
   classifier = register_module("classifier", DecoderHead(config.embedding_dim, config.num_classes));
 }
@@ -79,7 +79,7 @@ torch::Tensor GraphormerImpl::forwardFromEncoderInput(const torch::Tensor& encod
   return classifier(encoder->headTransform(token)).to(torch::kFloat);
 }
 
-torch::Tensor GraphormerImpl::forward(const data::GraphBatch& batch, const LayerRunner& runner) {
+torch::Tensor GraphormerImpl::forward(const tensor::GraphBatch& batch, const LayerRunner& runner) {
   auto& graph = *encoder->graph_encoder;
   return forwardFromNodeFeatures(graph.graph_node_feature(batch), graph.attentionBias(batch), runner);
 }

@@ -11,8 +11,8 @@
 
 #include <functional>
 
-#include "data/collate.h"
-#include "model/config.h"
+#include "tensor/collate.h"
+#include "bundle/config.h"
 #include "model/embeddings.h"
 #include "model/encoder_layer.h"
 #include "model/linear.h"
@@ -26,9 +26,9 @@ using LayerRunner = std::function<torch::Tensor(int index, EncoderLayerImpl& lay
 
 class GraphEncoderImpl : public torch::nn::Module {
  public:
-  explicit GraphEncoderImpl(const GraphormerConfig& config);
+  explicit GraphEncoderImpl(const bundle::GraphormerConfig& config);
   // [B, H, T, T] float32 attention bias with the padded keys masked (-inf).
-  torch::Tensor attentionBias(const data::GraphBatch& batch);
+  torch::Tensor attentionBias(const tensor::GraphBatch& batch);
   // Embedding layer norm (when configured); input is graph_node_feature's output.
   torch::Tensor normalizeEmbeddings(const torch::Tensor& node_features);
   torch::Tensor runLayers(torch::Tensor x, const torch::Tensor& bias, const LayerRunner& runner = {});
@@ -46,7 +46,7 @@ TORCH_MODULE(GraphEncoder);
 
 class EncoderImpl : public torch::nn::Module {
  public:
-  explicit EncoderImpl(const GraphormerConfig& config);
+  explicit EncoderImpl(const bundle::GraphormerConfig& config);
   torch::Tensor headTransform(const torch::Tensor& x);  // layer_norm(act(W x))
 
   GraphEncoder graph_encoder{nullptr};
@@ -70,10 +70,10 @@ TORCH_MODULE(DecoderHead);
 
 class GraphormerImpl : public torch::nn::Module {
  public:
-  explicit GraphormerImpl(const GraphormerConfig& config);
+  explicit GraphormerImpl(const bundle::GraphormerConfig& config);
 
   // [B, num_classes] float32 raw outputs (before any target de-normalisation).
-  torch::Tensor forward(const data::GraphBatch& batch, const LayerRunner& runner = {});
+  torch::Tensor forward(const tensor::GraphBatch& batch, const LayerRunner& runner = {});
   // The same forward split at the node features, for attributions: `node_features` is
   // graph_node_feature's output [B, T, C] (or a perturbation of it).
   torch::Tensor forwardFromNodeFeatures(const torch::Tensor& node_features, const torch::Tensor& bias,
@@ -93,13 +93,13 @@ class GraphormerImpl : public torch::nn::Module {
   // autocast, activations (and what backward keeps of them) are 16-bit too, attention included.
   std::shared_ptr<GraphormerImpl> copyAs(torch::ScalarType dtype, const torch::Device& device) const;
 
-  const GraphormerConfig& config() const { return config_; }
+  const bundle::GraphormerConfig& config() const { return config_; }
 
   Encoder encoder{nullptr};
   DecoderHead classifier{nullptr};
 
  private:
-  GraphormerConfig config_;
+  bundle::GraphormerConfig config_;
 };
 TORCH_MODULE(Graphormer);
 

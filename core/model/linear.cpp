@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "engine/torch_compat.h"
+#include "tensor/torch_compat.h"
 
 namespace gs::model {
 

@@ -32,4 +32,12 @@ Result<LoadedModel> openModel(const bundle::ResolvedModel& resolved) {
   return m;
 }
 
+Result<std::string> saveBundle(const std::string& dir, GraphormerImpl& model, const bundle::ModelMetadata& metadata,
+                               const bundle::LoraSpec* adapter) {
+  const std::string path = dir + "/" + (adapter ? bundle::kAdapterFile : bundle::kWeightsFile);
+  const Status s = adapter ? saveAdapter(path, model, metadata, *adapter) : saveModel(path, model, metadata);
+  if (!s.isOk()) return s;
+  return path;
+}
+
 }  // namespace gs::model

@@ -8,7 +8,7 @@
 #include "common/json_value.h"
 #include "common/json_writer.h"
 #include "common/text.h"
-#include "model/safetensors.h"
+#include "model/format/safetensors.h"
 
 namespace gs::model {
 namespace {
@@ -51,7 +51,7 @@ bool isAdapterParameter(const std::string& name) {
          startsWith(name, "encoder.layer_norm.") || startsWith(name, "classifier.");
 }
 
-Status saveAdapter(const std::string& path, GraphormerImpl& model, const ModelMetadata& metadata, const LoraSpec& spec) {
+Status saveAdapter(const std::string& path, GraphormerImpl& model, const bundle::ModelMetadata& metadata, const LoraSpec& spec) {
   if (!hasLora(model)) return fail("the model has no LoRA adapter to save");
   TensorList tensors;
   for (const auto& p : model.named_parameters(true))
@@ -71,11 +71,11 @@ Status applyAdapter(const std::string& path, LoadedModel& base, const std::strin
   if (!spec->base_config.empty() && spec->base_config != base.config.toJson())
     return fail("adapter '" + path + "' was trained on a base model with another configuration than '" + base.weights_path + "'");
   auto md_it = file->metadata.find(kMetadataKey);
-  ModelMetadata metadata = base.metadata;
+  bundle::ModelMetadata metadata = base.metadata;
   if (md_it != file->metadata.end()) {
     auto md_json = JsonValue::parse(md_it->second);
     if (!md_json.isOk()) return fail(path + ": " + md_json.status().message());
-    auto md = ModelMetadata::fromJson(md_json.value());
+    auto md = bundle::ModelMetadata::fromJson(md_json.value());
     if (!md.isOk()) return Status(md.status().code(), path + ": " + md.status().message());
     metadata.overrideWith(md.value());
   }

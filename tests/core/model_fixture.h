@@ -11,8 +11,8 @@
 namespace gs::test {
 
 // A small architecture for tests that need a model but not the fixture's weights.
-inline model::GraphormerConfig tinyConfig(int layers, int dim, int ffn, int heads, int classes = 1) {
-  model::GraphormerConfig c;
+inline bundle::GraphormerConfig tinyConfig(int layers, int dim, int ffn, int heads, int classes = 1) {
+  bundle::GraphormerConfig c;
   c.num_hidden_layers = layers;
   c.embedding_dim = dim;
   c.ffn_embedding_dim = ffn;

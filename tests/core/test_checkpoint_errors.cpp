@@ -7,7 +7,7 @@
 
 #include "core/model_fixture.h"
 #include "model/checkpoint.h"
-#include "model/safetensors.h"
+#include "model/format/safetensors.h"
 
 namespace gs {
 namespace {
@@ -180,15 +180,15 @@ TEST_F(CorruptCheckpoint, NotAModelAtAll) {
 }
 
 TEST(CheckpointFiles, ModelSavedByUsReloadsWithConfigAndMetadata) {
-  const model::GraphormerConfig c = test::tinyConfig(2, 16, 24, 2, 2);
+  const bundle::GraphormerConfig c = test::tinyConfig(2, 16, 24, 2, 2);
   model::Graphormer m(c);
   m->initializeWeights(3);
-  model::ModelMetadata md;
+  bundle::ModelMetadata md;
   md.target_names = {"gap", "homo"};
   md.target_units = {"eV", "eV"};
   md.target_mean = {1.5, -2.0};
   md.target_std = {0.5, 2.0};
-  md.convention = data::Convention::HuggingFace;
+  md.convention = graph::Convention::HuggingFace;
   const auto dir = fs::temp_directory_path() / "gs_saved_model";
   fs::create_directories(dir);
   ASSERT_TRUE(model::saveModel((dir / "model.safetensors").string(), *m, md).isOk());
@@ -197,7 +197,7 @@ TEST(CheckpointFiles, ModelSavedByUsReloadsWithConfigAndMetadata) {
   EXPECT_EQ(loaded->config.toJson(), c.toJson());
   EXPECT_EQ(loaded->metadata.target_names, md.target_names);
   EXPECT_EQ(loaded->metadata.target_std, md.target_std);
-  EXPECT_EQ(loaded->metadata.convention, data::Convention::HuggingFace);
+  EXPECT_EQ(loaded->metadata.convention, graph::Convention::HuggingFace);
   for (const auto& p : m->named_parameters())
     EXPECT_TRUE(p.value().equal(loaded->model->named_parameters()[p.key()])) << p.key();
   fs::remove_all(dir);

@@ -5,7 +5,7 @@
 
 #include "chem/featurize.h"
 #include "core/fixture.h"
-#include "data/collate.h"
+#include "tensor/collate.h"
 
 namespace gs {
 namespace {
@@ -19,8 +19,8 @@ std::vector<graph::Featurized> fixtureMolecules(int hops) {
   return out;
 }
 
-void expectSliceMatches(const data::GraphBatch& batch, int64_t b, const data::GraphBatch& alone,
-                        data::Convention conv) {
+void expectSliceMatches(const tensor::GraphBatch& batch, int64_t b, const tensor::GraphBatch& alone,
+                        graph::Convention conv) {
   using torch::indexing::Slice;
   const int64_t n = alone.maxNodes();
   const int64_t N = batch.maxNodes();
@@ -37,7 +37,7 @@ void expectSliceMatches(const data::GraphBatch& batch, int64_t b, const data::Gr
   EXPECT_TRUE(real.equal(alone.attn_bias[0]));
   const auto pad_cols = batch.attn_bias[b].index({Slice(), Slice(n + 1, N + 1)});
   const auto pad_rows = batch.attn_bias[b].index({Slice(n + 1, N + 1), Slice(0, n + 1)});
-  if (conv == data::Convention::Official) {
+  if (conv == graph::Convention::Official) {
     EXPECT_TRUE(torch::isinf(pad_cols).all().item<bool>());
   } else {
     EXPECT_EQ(pad_cols.abs().sum().item<float>(), 0.f);
@@ -45,12 +45,12 @@ void expectSliceMatches(const data::GraphBatch& batch, int64_t b, const data::Gr
   EXPECT_EQ(pad_rows.abs().sum().item<float>(), 0.f);
 }
 
-class CollateFixture : public ::testing::TestWithParam<std::tuple<data::Convention, int>> {};
+class CollateFixture : public ::testing::TestWithParam<std::tuple<graph::Convention, int>> {};
 
 TEST_P(CollateFixture, BatchesAgreeWithMoleculesAloneAndMaskFollowsSpatialPosMax) {
   const auto [conv, spm] = GetParam();
   const auto mols = fixtureMolecules(5);
-  data::CollateOptions opt;
+  graph::CollateOptions opt;
   opt.convention = conv;
   opt.spatial_pos_max = spm;
   std::vector<int> order(mols.size());
@@ -59,14 +59,14 @@ TEST_P(CollateFixture, BatchesAgreeWithMoleculesAloneAndMaskFollowsSpatialPosMax
   for (size_t start = 0; start < order.size(); start += 7) {
     std::vector<const graph::Featurized*> batch_mols;
     for (size_t k = start; k < std::min(order.size(), start + 7); ++k) batch_mols.push_back(&mols[order[k]]);
-    const auto batch = data::collate(batch_mols, opt);
+    const auto batch = tensor::collate(batch_mols, opt);
     for (size_t k = 0; k < batch_mols.size(); ++k) {
       const auto& m = *batch_mols[k];
       SCOPED_TRACE("molecule " + std::to_string(order[start + k]));
-      const auto alone = data::collate({&m}, opt);
+      const auto alone = tensor::collate({&m}, opt);
       expectSliceMatches(batch, static_cast<int64_t>(k), alone, conv);
       const int n = m.numNodes();
-      const int shift = conv == data::Convention::Official ? 0 : 1;
+      const int shift = conv == graph::Convention::Official ? 0 : 1;
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j) {
           const bool masked = std::isinf(alone.attn_bias[0][i + 1][j + 1].item<float>());
@@ -78,10 +78,10 @@ TEST_P(CollateFixture, BatchesAgreeWithMoleculesAloneAndMaskFollowsSpatialPosMax
 }
 
 INSTANTIATE_TEST_SUITE_P(Conventions, CollateFixture,
-                         ::testing::Values(std::make_tuple(data::Convention::Official, 20),
-                                           std::make_tuple(data::Convention::Official, 1024),
-                                           std::make_tuple(data::Convention::HuggingFace, 20),
-                                           std::make_tuple(data::Convention::HuggingFace, 1024)));
+                         ::testing::Values(std::make_tuple(graph::Convention::Official, 20),
+                                           std::make_tuple(graph::Convention::Official, 1024),
+                                           std::make_tuple(graph::Convention::HuggingFace, 20),
+                                           std::make_tuple(graph::Convention::HuggingFace, 1024)));
 
 }  // namespace
 }  // namespace gs

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/graph_builders.h"
-#include "data/collate.h"
+#include "tensor/collate.h"
 
 namespace gs {
 namespace {
@@ -19,10 +19,10 @@ graph::Featurized make(int n, const std::vector<std::pair<int, int>>& bonds, int
 TEST(CollateSynthetic, OfficialPaddingAndMask) {
   const auto a = make(3, {{0, 1}, {1, 2}});
   const auto b = make(2, {});  // two disconnected atoms
-  data::CollateOptions opt;
-  opt.convention = data::Convention::Official;
+  graph::CollateOptions opt;
+  opt.convention = graph::Convention::Official;
   opt.spatial_pos_max = 2;
-  const auto batch = data::collate({&a, &b}, opt);
+  const auto batch = tensor::collate({&a, &b}, opt);
   ASSERT_EQ(batch.input_nodes.sizes(), (std::vector<int64_t>{2, 3, 9}));
   EXPECT_EQ(batch.input_nodes[0][0][0].item<int64_t>(), 5 + 2);
   EXPECT_EQ(batch.input_nodes[0][0][1].item<int64_t>(), 0 + 2 + 512);
@@ -40,15 +40,15 @@ TEST(CollateSynthetic, OfficialPaddingAndMask) {
   EXPECT_EQ(batch.in_degree[0][1].item<int64_t>(), 3);
   // b is disconnected (max distance 510), so its paths are truncated at multi_hop_max_dist = 5
   EXPECT_EQ(batch.input_edges.size(3), 5);
-  EXPECT_EQ(data::collate({&a}, opt).input_edges.size(3), 2);  // a alone: its longest path
+  EXPECT_EQ(tensor::collate({&a}, opt).input_edges.size(3), 2);  // a alone: its longest path
 }
 
 TEST(CollateSynthetic, HuggingFaceShiftsMaskAndNodeIndex) {
   const auto a = make(3, {{0, 1}, {1, 2}});
-  data::CollateOptions opt;
-  opt.convention = data::Convention::HuggingFace;
+  graph::CollateOptions opt;
+  opt.convention = graph::Convention::HuggingFace;
   opt.spatial_pos_max = 2;
-  const auto batch = data::collate({&a}, opt);
+  const auto batch = tensor::collate({&a}, opt);
   EXPECT_EQ(batch.input_nodes[0][0][0].item<int64_t>(), 5 + 3);
   // HF compares distance + 1: distance 1 -> 2 >= 2 masked too, the diagonal (0 -> 1) not.
   EXPECT_TRUE(std::isinf(batch.attn_bias[0][1][2].item<float>()));
@@ -57,7 +57,7 @@ TEST(CollateSynthetic, HuggingFaceShiftsMaskAndNodeIndex) {
 
 TEST(CollateSynthetic, SingleAtomBatchHasOneHopSlot) {
   const auto a = make(1, {});
-  const auto batch = data::collate({&a}, {});
+  const auto batch = tensor::collate({&a}, {});
   EXPECT_EQ(batch.input_edges.size(3), 1);
   EXPECT_EQ(batch.input_edges.sum().item<int64_t>(), 0);
 }

@@ -44,9 +44,9 @@ TEST(Compare, ParsesModesAndRefusesBadOnes) {
   auto m = engine::parseModes("fp32,bf16+ckpt=0.5,int8+bs=64", 16);
   ASSERT_TRUE(m.isOk()) << m.status().toString();
   ASSERT_EQ(m->size(), 3u);
-  EXPECT_EQ(m.value()[0].precision, engine::Precision::FP32);
+  EXPECT_EQ(m.value()[0].precision, tensor::Precision::FP32);
   EXPECT_EQ(m.value()[0].batch_size, 16);
-  EXPECT_EQ(m.value()[1].precision, engine::Precision::BF16);
+  EXPECT_EQ(m.value()[1].precision, tensor::Precision::BF16);
   EXPECT_DOUBLE_EQ(m.value()[1].checkpoint_ratio, 0.5);
   EXPECT_EQ(m.value()[2].batch_size, 64);
   EXPECT_EQ(m.value()[1].label(), "bf16+ckpt=0.5+bs=16");
@@ -81,16 +81,6 @@ TEST(Compare, Fp32AgainstItselfHasNoDeltaAndPeaksGrowWithBatchSize) {
   EXPECT_LT(r.value()[2].peak_tensor_bytes, r.value()[3].peak_tensor_bytes);
   EXPECT_GT(r.value()[4].max_abs_delta, 0.0);  // bf16 really ran in lower precision
   EXPECT_LT(r.value()[4].mean_abs_delta, 0.5);
-  const std::string text = engine::formatComparison(r.value());
-  EXPECT_NE(text.find("bf16+bs=32"), std::string::npos);
-  const auto json = std::filesystem::temp_directory_path() / ("gs_cmp_" + std::to_string(::getpid()) + ".json");
-  ASSERT_TRUE(engine::writeComparisonJson(json.string(), r.value()).isOk());
-  std::ifstream in(json);
-  const std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const char* key : {"\"mode\"", "\"precision\"", "\"checkpoint_ratio\"", "\"batch_size\"", "\"workload\"", "\"ms_per_molecule\"",
-                          "\"molecules_per_s\"", "\"peak_tensor_bytes\"", "\"peak_rss_bytes\"", "\"max_abs_delta\"", "\"mean_abs_delta\""})
-    EXPECT_NE(body.find(key), std::string::npos) << key;
-  std::filesystem::remove(json);
 }
 
 TEST(Compare, CheckpointingSavesMemoryOnlyWhenGradientsAreComputed) {
@@ -168,7 +158,7 @@ TEST(MemoryPlanner, MeasuredPeaksNeverExceedTheBudget) {
     ASSERT_TRUE(session.value()->fitMemoryModel(pointers(small)).isOk());
     std::vector<const graph::Featurized*> mols = pointers(small);
     for (const auto& g : large) mols.push_back(&g);
-    auto tracker = std::make_shared<engine::TensorMemoryTracker>();
+    auto tracker = std::make_shared<tensor::TensorMemoryTracker>();
     engine::RunCallbacks cb;
     cb.memory = tracker;
     int64_t worst = 0;

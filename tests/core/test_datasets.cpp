@@ -29,9 +29,9 @@ TEST(Descriptors, MurckoScaffoldAndMorganFingerprint) {
   EXPECT_EQ(fa.words, fb.words);
   EXPECT_EQ(fa.numBits(), 2048);
   EXPECT_GT(fa.on_bits, 5);
-  EXPECT_DOUBLE_EQ(data::tanimoto(fa, fb), 1.0);
+  EXPECT_DOUBLE_EQ(similarity::tanimoto(fa, fb), 1.0);
   const auto c = chem::parseSmiles("CCCCCCCC");
-  EXPECT_LT(data::tanimoto(fa, chem::morganFingerprint(*c.mol)), 0.2);
+  EXPECT_LT(similarity::tanimoto(fa, chem::morganFingerprint(*c.mol)), 0.2);
 }
 
 TEST(LabelledData, ScaffoldSplitOfTheGapDataKeepsEveryScaffoldInOneSubset) {
@@ -142,7 +142,7 @@ TEST(DefaultModel, IntegratedGradientsAreCompleteAt64Steps) {
     engine::AttributionOptions o;
     o.steps = 64;
     o.baseline = baseline;
-    auto a = engine::explain(model.value(), mols, o);
+    auto a = engine::attribute(model.value(), mols, o);
     ASSERT_TRUE(a.isOk()) << a.status().toString();
     std::vector<double> gaps;
     for (const auto& r : a.value()) {

@@ -2,12 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "core/model_fixture.h"
-#include "engine/torch_compat.h"
+#include "tensor/torch_compat.h"
 
 namespace gs {
 namespace {
 
-std::unique_ptr<engine::InferenceSession> fixtureSession(engine::Precision p, int batch = 16,
+std::unique_ptr<engine::InferenceSession> fixtureSession(tensor::Precision p, int batch = 16,
                                                          const std::string& variant = "postln") {
   auto model = model::loadModel(test::fixtureDir() + "/" + variant);
   EXPECT_TRUE(model.isOk()) << model.status().toString();
@@ -30,7 +30,7 @@ double maxAbsDiff(const std::vector<engine::Prediction>& a, const std::vector<en
 // and large, outputs have a standard deviation of ~0.5): bf16 rounds every projection to 8 mantissa
 // bits, int8 quantises weights per channel and activations per tensor.
 struct Tolerance {
-  engine::Precision precision;
+  tensor::Precision precision;
   double max_abs, mean_abs;
 };
 
@@ -38,10 +38,10 @@ TEST(Precision, Bf16AndInt8StayWithinTheirMeasuredTolerance) {
   const auto graphs = test::fixtureGraphs(5);
   const auto mols = test::pointers(graphs);
   for (const std::string variant : {"postln", "preln"}) {
-    const auto fp32 = fixtureSession(engine::Precision::FP32, 16, variant)->predict(mols);
-    const auto fp32_again = fixtureSession(engine::Precision::FP32, 16, variant)->predict(mols);
+    const auto fp32 = fixtureSession(tensor::Precision::FP32, 16, variant)->predict(mols);
+    const auto fp32_again = fixtureSession(tensor::Precision::FP32, 16, variant)->predict(mols);
     EXPECT_EQ(maxAbsDiff(fp32, fp32_again), 0.0) << "fp32 against itself must be exact";
-    for (const Tolerance& t : {Tolerance{engine::Precision::BF16, 0.15, 0.02}, Tolerance{engine::Precision::INT8, 0.3, 0.05}}) {
+    for (const Tolerance& t : {Tolerance{tensor::Precision::BF16, 0.15, 0.02}, Tolerance{tensor::Precision::INT8, 0.3, 0.05}}) {
       const auto out = fixtureSession(t.precision, 16, variant)->predict(mols);
       double mean = 0;
       int n = 0;
@@ -52,10 +52,10 @@ TEST(Precision, Bf16AndInt8StayWithinTheirMeasuredTolerance) {
       mean /= n;
       const double worst = maxAbsDiff(fp32, out);
       std::printf("[ measured ] %s %s vs fp32: max |d| %.4f, mean |d| %.4f\n", variant.c_str(),
-                  engine::precisionName(t.precision), worst, mean);
-      EXPECT_LT(worst, t.max_abs) << variant << " " << engine::precisionName(t.precision);
-      EXPECT_LT(mean, t.mean_abs) << variant << " " << engine::precisionName(t.precision);
-      EXPECT_GT(worst, 0.0) << engine::precisionName(t.precision) << " must actually change the arithmetic";
+                  tensor::precisionName(t.precision), worst, mean);
+      EXPECT_LT(worst, t.max_abs) << variant << " " << tensor::precisionName(t.precision);
+      EXPECT_LT(mean, t.mean_abs) << variant << " " << tensor::precisionName(t.precision);
+      EXPECT_GT(worst, 0.0) << tensor::precisionName(t.precision) << " must actually change the arithmetic";
     }
   }
 }
@@ -63,11 +63,11 @@ TEST(Precision, Bf16AndInt8StayWithinTheirMeasuredTolerance) {
 TEST(Precision, SwitchingBackToFp32RestoresExactOutputs) {
   const auto graphs = test::fixtureGraphs(5);
   const auto mols = test::pointers(graphs);
-  auto s = fixtureSession(engine::Precision::FP32);
+  auto s = fixtureSession(tensor::Precision::FP32);
   const auto before = s->predict(mols);
-  ASSERT_TRUE(s->setPrecision(engine::Precision::INT8).isOk());
+  ASSERT_TRUE(s->setPrecision(tensor::Precision::INT8).isOk());
   EXPECT_GT(maxAbsDiff(before, s->predict(mols)), 0.0);
-  ASSERT_TRUE(s->setPrecision(engine::Precision::FP32).isOk());
+  ASSERT_TRUE(s->setPrecision(tensor::Precision::FP32).isOk());
   EXPECT_EQ(maxAbsDiff(before, s->predict(mols)), 0.0);
 }
 
@@ -75,13 +75,13 @@ TEST(Precision, UnsupportedCombinationsAreRefusedWithAReason) {
   auto model = model::loadModel(test::fixtureDir() + "/postln");
   ASSERT_TRUE(model.isOk());
   engine::SessionOptions o;
-  o.precision = engine::Precision::FP16;
+  o.precision = tensor::Precision::FP16;
   if (!gs::compat::autocastSupports(c10::DeviceType::CPU, torch::kHalf)) {
     auto s = engine::InferenceSession::create(model.value(), o);
     ASSERT_FALSE(s.isOk());
     EXPECT_NE(s.status().message().find("fp16"), std::string::npos);
   }
-  o.precision = engine::Precision::FP32;
+  o.precision = tensor::Precision::FP32;
   o.device = "cuda";
   if (!compat::cudaAvailable()) {
     auto s = engine::InferenceSession::create(model.value(), o);
@@ -94,7 +94,7 @@ TEST(Precision, UnsupportedCombinationsAreRefusedWithAReason) {
 
 TEST(Invariance, PredictionDoesNotDependOnBatchCompanions) {
   const auto graphs = test::fixtureGraphs(5);
-  auto s = fixtureSession(engine::Precision::FP32, 64);
+  auto s = fixtureSession(tensor::Precision::FP32, 64);
   for (int target : {0, 1, 5, 30}) {
     const auto alone = s->predict({&graphs[target]});
     // the longest molecule and a disconnected one force padding and wide path tensors
@@ -105,7 +105,7 @@ TEST(Invariance, PredictionDoesNotDependOnBatchCompanions) {
 
 TEST(Session, CancellationStopsBetweenBatchesAndMarksTheRest) {
   const auto graphs = test::fixtureGraphs(5);
-  auto s = fixtureSession(engine::Precision::FP32, 8);
+  auto s = fixtureSession(tensor::Precision::FP32, 8);
   int batches = 0;
   engine::RunCallbacks cb;
   std::vector<int64_t> progress;
@@ -124,7 +124,7 @@ TEST(Session, CancellationStopsBetweenBatchesAndMarksTheRest) {
 }
 
 TEST(Session, MoleculesLargerThanTheModelAllowsGetTheirOwnStatus) {
-  model::GraphormerConfig c = test::tinyConfig(1, 8, 8, 2);
+  bundle::GraphormerConfig c = test::tinyConfig(1, 8, 8, 2);
   c.max_nodes = 10;
   model::LoadedModel m;
   m.config = c;
@@ -140,11 +140,11 @@ TEST(Session, MoleculesLargerThanTheModelAllowsGetTheirOwnStatus) {
 }
 
 TEST(MemoryProbe, CountsTensorBytesOnlyInsideTheScope) {
-  auto tracker = std::make_shared<engine::TensorMemoryTracker>();
+  auto tracker = std::make_shared<tensor::TensorMemoryTracker>();
   torch::Tensor outside = torch::ones({1 << 18});
   EXPECT_EQ(tracker->current(), 0);
   {
-    engine::TensorMemoryScope scope(tracker);
+    tensor::TensorMemoryScope scope(tracker);
     auto a = torch::ones({1 << 20});  // 4 MiB
     EXPECT_GE(tracker->current(), 4 << 20);
     a = torch::Tensor();
@@ -153,7 +153,7 @@ TEST(MemoryProbe, CountsTensorBytesOnlyInsideTheScope) {
     tracker->resetPeak();
     EXPECT_LT(tracker->peak(), 4 << 20);
   }
-  engine::MemoryProbe probe(tracker);
+  tensor::MemoryProbe probe(tracker);
   const auto sample = probe.sample();
   EXPECT_GT(sample.rss_bytes, 0);
   EXPECT_GE(sample.rss_peak_bytes, sample.rss_bytes);
@@ -167,9 +167,9 @@ TEST(MemoryProbe, PeakTensorMemoryGrowsWithBatchSize) {
     for (const auto& g : graphs) mols.push_back(&g);
   int64_t previous = 0;
   for (int batch : {1, 16, 128}) {
-    auto s = fixtureSession(engine::Precision::FP32, batch);
+    auto s = fixtureSession(tensor::Precision::FP32, batch);
     engine::RunCallbacks cb;
-    cb.memory = std::make_shared<engine::TensorMemoryTracker>();
+    cb.memory = std::make_shared<tensor::TensorMemoryTracker>();
     s->predict(mols, cb);
     EXPECT_GT(cb.memory->peak(), previous) << "batch " << batch;
     previous = cb.memory->peak();

@@ -39,7 +39,7 @@ TEST(Explain, IntegratedGradientsAreCompleteOnTheFixtureWeights) {
       int64_t progress = 0;
       engine::AttributionCallbacks cb;
       cb.progress = [&](int64_t done, int64_t) { progress = done; };
-      auto a = engine::explain(model.value(), mols, o, cb);
+      auto a = engine::attribute(model.value(), mols, o, cb);
       ASSERT_TRUE(a.isOk()) << a.status().toString();
       EXPECT_EQ(progress, 64);
       std::vector<double> gaps;
@@ -89,7 +89,7 @@ TEST(Explain, GradientTimesInputAndRolloutGiveOneValuePerAtom) {
   for (auto method : {engine::AttributionMethod::GradientTimesInput, engine::AttributionMethod::AttentionRollout}) {
     engine::AttributionOptions o;
     o.method = method;
-    auto a = engine::explain(model.value(), mols, o);
+    auto a = engine::attribute(model.value(), mols, o);
     ASSERT_TRUE(a.isOk()) << a.status().toString();
     double total_change = 0;
     for (size_t i = 0; i < mols.size(); ++i) {
@@ -104,10 +104,10 @@ TEST(Explain, GradientTimesInputAndRolloutGiveOneValuePerAtom) {
   }
   engine::AttributionOptions bad;
   bad.output = 7;
-  EXPECT_FALSE(engine::explain(model.value(), mols, bad).isOk());
+  EXPECT_FALSE(engine::attribute(model.value(), mols, bad).isOk());
   bad = {};
-  bad.precision = engine::Precision::INT8;
-  EXPECT_FALSE(engine::explain(model.value(), mols, bad).isOk());
+  bad.precision = tensor::Precision::INT8;
+  EXPECT_FALSE(engine::attribute(model.value(), mols, bad).isOk());
 }
 
 TEST(Explain, PeakMemoryFallsAsTheCheckpointRatioRises) {
@@ -121,7 +121,7 @@ TEST(Explain, PeakMemoryFallsAsTheCheckpointRatioRises) {
   // ratio, and its attributions follow FP32's.
   std::map<double, int64_t> fp32_peak;
   std::map<double, std::vector<engine::Attribution>> fp32_result;
-  for (auto precision : {engine::Precision::FP32, engine::Precision::BF16}) {
+  for (auto precision : {tensor::Precision::FP32, tensor::Precision::BF16}) {
     int64_t previous = std::numeric_limits<int64_t>::max();
     for (double ratio : {0.0, 0.5, 1.0}) {
       engine::AttributionOptions o;
@@ -130,15 +130,15 @@ TEST(Explain, PeakMemoryFallsAsTheCheckpointRatioRises) {
       o.checkpoint_ratio = ratio;
       o.batch_size = 64;
       engine::AttributionCallbacks cb;
-      cb.memory = std::make_shared<engine::TensorMemoryTracker>();
-      auto a = engine::explain(m, mols, o, cb);
+      cb.memory = std::make_shared<tensor::TensorMemoryTracker>();
+      auto a = engine::attribute(m, mols, o, cb);
       ASSERT_TRUE(a.isOk());
       const int64_t peak = cb.memory->peak();
       std::printf("[ measured ] explanation, %s, checkpoint ratio %.1f: peak tensor memory %.1f MiB\n",
-                  engine::precisionName(precision), ratio, peak / 1048576.0);
+                  tensor::precisionName(precision), ratio, peak / 1048576.0);
       EXPECT_LT(peak, previous) << ratio;
       previous = peak;
-      if (precision == engine::Precision::FP32) {
+      if (precision == tensor::Precision::FP32) {
         fp32_peak[ratio] = peak;
         fp32_result[ratio] = a.value();
         continue;
@@ -166,7 +166,7 @@ TEST(Explain, CarbonBaselineCreditsOnlyHeteroatoms) {
   const auto mols = pointers(graphs);
   engine::AttributionOptions o;
   o.baseline = engine::AttributionBaseline::Carbon;
-  auto a = engine::explain(model.value(), mols, o);
+  auto a = engine::attribute(model.value(), mols, o);
   ASSERT_TRUE(a.isOk()) << a.status().toString();
   int carbons = 0, heteroatoms = 0, credited = 0, all_carbon = 0;
   for (size_t i = 0; i < mols.size(); ++i) {
@@ -206,14 +206,14 @@ TEST(Explain, CancelPartWayMarksTheBatchAndLeavesTheWeightsAlone) {
   const auto mols = pointers(graphs);
   double before = 0;
   for (const auto& p : model->model->parameters()) before += p.sum().item<double>();
-  for (auto precision : {engine::Precision::FP32, engine::Precision::BF16}) {
+  for (auto precision : {tensor::Precision::FP32, tensor::Precision::BF16}) {
     engine::AttributionOptions o;
     o.precision = precision;
     o.batch_size = 64;  // one batch: the cancel lands inside it
     int calls = 0;
     engine::AttributionCallbacks cb;
     cb.cancelled = [&] { return ++calls > 5; };
-    auto a = engine::explain(model.value(), mols, o, cb);
+    auto a = engine::attribute(model.value(), mols, o, cb);
     ASSERT_TRUE(a.isOk());
     for (const auto& r : a.value()) {
       EXPECT_EQ(r.status.code(), StatusCode::Cancelled);

@@ -7,8 +7,8 @@
 
 #include "common/json_value.h"
 #include "common/sha256.h"
-#include "model/safetensors.h"
-#include "model/unpickler.h"
+#include "model/format/safetensors.h"
+#include "model/format/unpickler.h"
 
 namespace gs {
 namespace {

@@ -11,6 +11,7 @@
 #include "common/sha256.h"
 #include "core/model_fixture.h"
 #include "engine/baselines.h"
+#include "similarity/knn.h"
 #include "engine/trainer.h"
 #include "model/loader.h"
 #include "model/lora.h"
@@ -53,7 +54,7 @@ struct LoraFixture : ::testing::Test {
     m.eval();
     std::vector<const graph::Featurized*> mols;
     for (const auto& g : graphs) mols.push_back(&g);
-    return m.forward(data::collate(mols, {}));
+    return m.forward(tensor::collate(mols, {}));
   }
 
   fs::path dir;
@@ -169,19 +170,19 @@ TEST_F(LoraFixture, FineTuningTrainsOnlyTheAdapterAndHeadAndTheAdapterFileReprod
 
 TEST(Baselines, RidgeRecoversALinearFunctionOfTheBitsAndKnnAveragesTheNearest) {
   auto fp = [](std::initializer_list<int> bits) {
-    data::BitFingerprint f;
+    similarity::BitFingerprint f;
     f.words.assign(1, 0);
     for (int b : bits) f.words[0] |= uint64_t{1} << b, ++f.on_bits;
     return f;
   };
-  std::vector<data::BitFingerprint> x;
+  std::vector<similarity::BitFingerprint> x;
   std::vector<float> y;
   for (int i = 0; i < 64; ++i) {
     x.push_back(fp({i % 7, 8 + i % 5, 20 + i % 3}));
     y.push_back(1.0f + 2.0f * float(x.back().test(3)) - float(x.back().test(9)) + 0.5f * float(x.back().test(21)));
   }
   y[5] = std::nanf("");  // a missing target is skipped, not fitted as NaN
-  std::vector<const data::BitFingerprint*> px;
+  std::vector<const similarity::BitFingerprint*> px;
   for (const auto& f : x) px.push_back(&f);
   auto ridge = engine::RidgeRegression::fitSelect(px, y, px, y, {1e-6, 10.0});
   ASSERT_TRUE(ridge.isOk()) << ridge.status().toString();
@@ -190,15 +191,15 @@ TEST(Baselines, RidgeRecoversALinearFunctionOfTheBitsAndKnnAveragesTheNearest) {
   EXPECT_NEAR(ridge->predict(probe), 1.0 + 2.0 + 0.5, 1e-3);
   EXPECT_NEAR(engine::meanTarget({1.0f, std::nanf(""), 3.0f}), 2.0, 1e-12);
 
-  const std::vector<data::BitFingerprint> train{fp({1, 2, 3}), fp({1, 2, 4}), fp({10, 11}), fp({12, 13})};
+  const std::vector<similarity::BitFingerprint> train{fp({1, 2, 3}), fp({1, 2, 4}), fp({10, 11}), fp({12, 13})};
   const std::vector<float> ty{1.0f, 3.0f, 100.0f, std::nanf("")};
-  std::vector<const data::BitFingerprint*> pt;
+  std::vector<const similarity::BitFingerprint*> pt;
   for (const auto& f : train) pt.push_back(&f);
   const auto q = fp({1, 2, 3});
-  const auto knn = engine::knnPredict(pt, ty, {&q}, 2);
+  const auto knn = similarity::knnPredict(pt, ty, {&q}, 2);
   EXPECT_DOUBLE_EQ(knn.at(0), 2.0);  // the two similar molecules, not the dissimilar one
-  EXPECT_DOUBLE_EQ(data::tanimoto(train[0], train[1]), 0.5);
-  EXPECT_DOUBLE_EQ(data::tanimoto(train[0], train[2]), 0.0);
+  EXPECT_DOUBLE_EQ(similarity::tanimoto(train[0], train[1]), 0.5);
+  EXPECT_DOUBLE_EQ(similarity::tanimoto(train[0], train[2]), 0.0);
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <random>
 
 #include "core/model_fixture.h"
-#include "model/safetensors.h"
+#include "model/format/safetensors.h"
 
 namespace gs {
 namespace {
@@ -27,7 +27,7 @@ std::string caseName(const ::testing::TestParamInfo<Case>& info) {
 
 class FixtureEquivalence : public ::testing::TestWithParam<Case> {
  protected:
-  std::unique_ptr<engine::InferenceSession> session(data::Convention convention, int spm, int batch, bool bucketing) {
+  std::unique_ptr<engine::InferenceSession> session(graph::Convention convention, int spm, int batch, bool bucketing) {
     auto model = model::loadModel(test::fixtureDir() + "/" + GetParam().variant + "/" + GetParam().weights);
     EXPECT_TRUE(model.isOk()) << model.status().toString();
     engine::SessionOptions o;
@@ -71,13 +71,13 @@ TEST_P(FixtureEquivalence, MatchesEveryReferencePipelineAtEveryBatchSize) {
 
   struct Column {
     const char* name;
-    data::Convention convention;
+    graph::Convention convention;
     int spm;
   };
-  const Column columns[] = {{"hf_single", data::Convention::HuggingFace, 20},
-                            {"hf_batched", data::Convention::HuggingFace, 20},
-                            {"official_batched", data::Convention::Official, 20},
-                            {"official_spm1024", data::Convention::Official, 1024}};
+  const Column columns[] = {{"hf_single", graph::Convention::HuggingFace, 20},
+                            {"hf_batched", graph::Convention::HuggingFace, 20},
+                            {"official_batched", graph::Convention::Official, 20},
+                            {"official_spm1024", graph::Convention::Official, 1024}};
   for (const auto& col : columns) {
     for (int batch : {1, 3, 64}) {
       for (bool shuffle : {false, true}) {
@@ -123,7 +123,7 @@ TEST(FairseqArgs, ConfigFromPickledArgsAlone) {
     o.spatial_pos_max = 20;
     auto s = engine::InferenceSession::create(std::move(model.value()), o);
     ASSERT_TRUE(s.isOk());
-    EXPECT_EQ(s.value()->collateOptions().convention, data::Convention::Official);
+    EXPECT_EQ(s.value()->collateOptions().convention, graph::Convention::Official);
     const auto graphs = test::fixtureGraphs(s.value()->collateOptions().multi_hop_max_dist);
     const auto out = s.value()->predict(test::pointers(graphs));
     const auto expected = test::loadExpected(variant);
@@ -146,8 +146,8 @@ TEST(FixtureIntermediates, BiasEmbeddingsAndEveryLayerMatch) {
     const auto graphs = test::fixtureGraphs(model->config.multi_hop_max_dist);
     std::vector<const graph::Featurized*> batch0;
     for (int i = 0; i < 7; ++i) batch0.push_back(&graphs[i]);
-    data::CollateOptions co{data::Convention::HuggingFace, 20, model->config.multi_hop_max_dist};
-    const auto batch = data::collate(batch0, co);
+    graph::CollateOptions co{graph::Convention::HuggingFace, 20, model->config.multi_hop_max_dist};
+    const auto batch = tensor::collate(batch0, co);
     EXPECT_TRUE(batch.input_nodes.equal(t["input.input_nodes"]));
     EXPECT_TRUE(batch.spatial_pos.equal(t["input.spatial_pos"]));
 

@@ -88,7 +88,7 @@ TEST(TrainTpsa, ShortRunBeatsTheMeanPredictorClearly) {
     engine::AttributionOptions ao;
     ao.steps = 32;
     ao.baseline = kind;
-    auto a = engine::explain(lm, held_out, ao);
+    auto a = engine::attribute(lm, held_out, ao);
     EXPECT_TRUE(a.isOk()) << a.status().toString();
     std::vector<double> ours, rdkit, hetero_ours, hetero_rdkit;
     Agreement g;

@@ -11,15 +11,15 @@
 namespace gs {
 namespace {
 
-data::GraphBatch fixtureBatch(int copies) {
+tensor::GraphBatch fixtureBatch(int copies) {
   static const auto graphs = test::fixtureGraphs(5);
   std::vector<const graph::Featurized*> mols;
   for (int c = 0; c < copies; ++c)
     for (const auto& g : graphs) mols.push_back(&g);
-  return data::collate(mols, {});
+  return tensor::collate(mols, {});
 }
 
-std::map<std::string, torch::Tensor> gradients(const model::GraphormerConfig& c, const data::GraphBatch& batch,
+std::map<std::string, torch::Tensor> gradients(const bundle::GraphormerConfig& c, const tensor::GraphBatch& batch,
                                                double ratio, uint64_t dropout_seed) {
   model::Graphormer m(c);
   m->initializeWeights(5);
@@ -62,9 +62,9 @@ TEST(ActivationCheckpoint, PeakTensorMemoryOfATrainingStepFallsAsTheRatioRises) 
     model::Graphormer m(c);
     m->initializeWeights(1);
     m->train();
-    auto tracker = std::make_shared<engine::TensorMemoryTracker>();
+    auto tracker = std::make_shared<tensor::TensorMemoryTracker>();
     {
-      engine::TensorMemoryScope scope(tracker);
+      tensor::TensorMemoryScope scope(tracker);
       auto out = m->forward(batch, engine::checkpointRunner(c.num_hidden_layers, ratio));
       out.sum().backward();
     }
@@ -107,7 +107,7 @@ TEST(Trainer, Bf16StepsReduceTheLoss) {
   const auto graphs = test::fixtureGraphs(5);
   const auto examples = fixtureExamples(graphs);
   engine::TrainOptions o;
-  o.precision = engine::Precision::BF16;
+  o.precision = tensor::Precision::BF16;
   o.epochs = 40;
   o.batch_size = 16;
   o.learning_rate = 3e-3;

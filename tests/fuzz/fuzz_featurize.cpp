@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "chem/featurize.h"
-#include "data/collate.h"
+#include "tensor/collate.h"
 
 namespace {
 
@@ -37,7 +37,7 @@ std::string mutate(const std::vector<std::string>& seeds, std::mt19937& rng) {
   return s;
 }
 
-bool checkBatch(const gs::data::GraphBatch& b) {
+bool checkBatch(const gs::tensor::GraphBatch& b) {
   const int64_t max_node_index = 4608, max_edge_index = 1536, max_spatial = 512, max_degree = 512;
   return b.input_nodes.max().item<int64_t>() <= max_node_index && b.input_nodes.min().item<int64_t>() >= 0 &&
          b.input_edges.max().item<int64_t>() <= max_edge_index && b.attn_edge_type.max().item<int64_t>() <= max_edge_index &&
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   std::mt19937 rng(seed);
   gs::chem::FeaturizeOptions fopt;
   fopt.parse.max_atoms = 200;
-  gs::data::CollateOptions copt;
+  gs::graph::CollateOptions copt;
   std::vector<gs::chem::MoleculeRow> pending;
   long ok = 0, failed = 0, done = 0;
   const auto start = std::chrono::steady_clock::now();
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
     if (pending.size() == 8) {
       std::vector<const gs::graph::Featurized*> mols;
       for (const auto& r : pending) mols.push_back(&*r.features);
-      if (!checkBatch(gs::data::collate(mols, copt))) {
+      if (!checkBatch(gs::tensor::collate(mols, copt))) {
         std::cerr << "collated indices out of range; batch starts with " << pending.front().input << "\n";
         return 1;
       }

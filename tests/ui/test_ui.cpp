@@ -42,7 +42,7 @@ const fs::path& tempDir() {
 // A small random-weight model with one named output, saved like a trained one.
 QString tinyModel() {
   static const std::string path = [] {
-    model::GraphormerConfig c;
+    bundle::GraphormerConfig c;
     c.num_hidden_layers = 2;
     c.embedding_dim = 16;
     c.ffn_embedding_dim = 16;
@@ -50,7 +50,7 @@ QString tinyModel() {
     c.num_classes = 1;
     model::Graphormer m(c);
     m->initializeWeights(1);
-    model::ModelMetadata md;
+    bundle::ModelMetadata md;
     md.target_names = {"gap_ev"};
     md.target_units = {"eV"};
     md.target_mean = {4.0};
@@ -120,7 +120,7 @@ TEST(ResultsModel, PassesQAbstractItemModelTester) {
   ResultsModel m;
   QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::Fatal);
   m.setOutputs({"gap_ev", "logP"}, {"eV", ""});
-  std::vector<jobs::PredictedRow> rows(20);
+  std::vector<predict::PredictedRow> rows(20);
   for (int i = 0; i < 20; ++i) {
     rows[i].row = i + 1;
     rows[i].input = "CCO";

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "common/status.h"
-#include "model/pickle_value.h"
+#include "model/format/pickle_value.h"
 
 namespace gs::model {
 

@@ -1,4 +1,4 @@
-#include "engine/memory_probe.h"
+#include "tensor/memory_probe.h"
 
 #include <c10/core/Allocator.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
@@ -8,9 +8,9 @@
 #include <cstring>
 #include <mutex>
 
-#include "engine/torch_compat.h"
+#include "tensor/torch_compat.h"
 
-namespace gs::engine {
+namespace gs::tensor {
 namespace {
 
 class Reporter final : public c10::MemoryReportingInfoBase {
@@ -128,4 +128,4 @@ MemorySample MemoryProbe::sample() const {
   return s;
 }
 
-}  // namespace gs::engine
+}  // namespace gs::tensor

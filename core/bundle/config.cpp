@@ -1,11 +1,11 @@
-#include "model/config.h"
+#include "bundle/config.h"
 
 #include <fstream>
 #include <sstream>
 
 #include "common/json_writer.h"
 
-namespace gs::model {
+namespace gs::bundle {
 namespace {
 
 Status bad(const std::string& field, const std::string& why) {
@@ -176,9 +176,9 @@ Result<ModelMetadata> ModelMetadata::fromJson(const JsonValue& json) {
   std::string convention;
   if (Status s = readString(json, "index_convention", convention); !s.isOk()) return s;
   if (!convention.empty()) {
-    data::Convention c{};
-    if (!data::parseConvention(convention, &c)) return bad("index_convention", "must be 'official' or 'hf'");
-    m.convention = c;
+    auto c = graph::parseConvention(convention);
+    if (!c.isOk()) return bad("index_convention", "must be 'official' or 'hf'");
+    m.convention = c.value();
   }
   int spm = -1;
   if (Status s = readInt(json, "training_spatial_pos_max", spm); !s.isOk()) return s;
@@ -209,7 +209,7 @@ std::string ModelMetadata::toJson() const {
   w.endArray().key("target_std").beginArray();
   for (double v : target_std) w.value(v);
   w.endArray();
-  if (convention) w.field("index_convention", data::conventionName(*convention));
+  if (convention) w.field("index_convention", graph::conventionName(*convention));
   if (spatial_pos_max) w.field("training_spatial_pos_max", *spatial_pos_max);
   if (!description.empty()) w.field("description", std::string_view(description));
   w.endObject();
@@ -241,4 +241,4 @@ Result<JsonValue> readJsonFile(const std::string& path) {
   return parsed;
 }
 
-}  // namespace gs::model
+}  // namespace gs::bundle

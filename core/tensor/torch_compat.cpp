@@ -1,6 +1,7 @@
-#include "engine/torch_compat.h"
+#include "tensor/torch_compat.h"
 
 #include <ATen/Context.h>
+#include <ATen/Parallel.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/autocast_mode.h>
 #include <torch/cuda.h>
@@ -104,6 +105,21 @@ bool selectInt8Engine(std::string* error) {
   }
   if (error) *error = "this LibTorch build has no x86 int8 engine (oneDNN or FBGEMM)";
   return false;
+}
+
+int threads() { return at::get_num_threads(); }
+
+Result<c10::Device> parseDevice(const std::string& name) {
+  try {
+    c10::Device device(name);
+    if (device.is_cuda() && !cudaAvailable())
+      return Status(StatusCode::InvalidArgument, "device '" + name + "' requested but CUDA is not available in this build or on this machine");
+    if (!device.is_cpu() && !device.is_cuda())
+      return Status(StatusCode::InvalidArgument, "device '" + name + "' is not supported (cpu or cuda)");
+    return device;
+  } catch (const c10::Error&) {
+    return Status(StatusCode::InvalidArgument, "unknown device '" + name + "' (cpu, cuda or cuda:N)");
+  }
 }
 
 void setThreads(int threads) {

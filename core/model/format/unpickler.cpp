@@ -1,4 +1,4 @@
-#include "model/unpickler.h"
+#include "model/format/unpickler.h"
 
 #include "model/tensor_map.h"
 

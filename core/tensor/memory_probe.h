@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <memory>
 
-namespace gs::engine {
+namespace gs::tensor {
 
 // Counters fed by c10's allocator reports. Thread-safe; shared by the scopes that feed it.
 class TensorMemoryTracker {
@@ -69,4 +69,4 @@ class MemoryProbe {
   int cuda_device_;
 };
 
-}  // namespace gs::engine
+}  // namespace gs::tensor

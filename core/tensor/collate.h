@@ -6,17 +6,10 @@
 
 #include <vector>
 
-#include "data/convention.h"
+#include "graph/convention.h"
 #include "graph/featurized.h"
 
-namespace gs::data {
-
-
-struct CollateOptions {
-  Convention convention = Convention::Official;
-  int spatial_pos_max = 1024;  // released checkpoints; the public collators default to 20
-  int multi_hop_max_dist = 5;
-};
+namespace gs::tensor {
 
 struct GraphBatch {
   torch::Tensor input_nodes;     // [B, N, 9] int64, 0 = padding
@@ -32,6 +25,6 @@ struct GraphBatch {
   GraphBatch to(const torch::Device& device) const;
 };
 
-GraphBatch collate(const std::vector<const graph::Featurized*>& mols, const CollateOptions& options);
+GraphBatch collate(const std::vector<const graph::Featurized*>& mols, const graph::CollateOptions& options);
 
-}  // namespace gs::data
+}  // namespace gs::tensor

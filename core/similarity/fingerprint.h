@@ -1,10 +1,11 @@
 #pragma once
 // A fixed-length bit fingerprint (e.g. Morgan/ECFP folded to 2,048 bits) and Tanimoto similarity,
 // free of RDKit so that baselines and reports can use it on any layer.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
-namespace gs::data {
+namespace gs::similarity {
 
 struct BitFingerprint {
   std::vector<uint64_t> words;  // bit i is words[i / 64] >> (i % 64)
@@ -23,4 +24,4 @@ inline double tanimoto(const BitFingerprint& a, const BitFingerprint& b) {
   return uni == 0 ? 1.0 : double(common) / double(uni);
 }
 
-}  // namespace gs::data
+}  // namespace gs::similarity

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <string>
 
+#include "common/status.h"
+
 namespace gs::compat {
 
 // Enables autocast for one device type and dtype for the guard's lifetime, restoring the previous
@@ -51,7 +53,16 @@ bool selectInt8Engine(std::string* error);
 
 // Intra-op threads for LibTorch and for the BLAS it links: OpenBLAS keeps its own pool, which
 // at::set_num_threads does not reach, so a "one thread" run would otherwise use every core.
+// Process-wide: every session, trainer and explanation in the process shares these pools. It is
+// set when a command or the app opens its model runner (engine::InferenceSession::create,
+// Trainer::fit, engine::explain), never per batch; threads <= 0 leaves the current setting
+// (LibTorch's default: one per core). A server sets it once and opens its sessions with 0.
 void setThreads(int threads);
+// The intra-op thread count now in effect (at::get_num_threads).
+int threads();
+
+// "cpu", "cuda" or "cuda:N", refused with a message when this build or machine cannot run it.
+Result<c10::Device> parseDevice(const std::string& name);
 
 // The default generator's state for a device (CPU or CUDA), and restoring it: activation
 // checkpointing replays dropout with these.

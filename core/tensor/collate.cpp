@@ -1,9 +1,9 @@
-#include "data/collate.h"
+#include "tensor/collate.h"
 
 #include <algorithm>
 #include <limits>
 
-namespace gs::data {
+namespace gs::tensor {
 
 GraphBatch GraphBatch::to(const torch::Device& device) const {
   GraphBatch b;
@@ -19,11 +19,11 @@ GraphBatch GraphBatch::to(const torch::Device& device) const {
 
 namespace {
 
-void fillMolecule(const graph::Featurized& m, int64_t b, int64_t N, int64_t D, const CollateOptions& opt,
+void fillMolecule(const graph::Featurized& m, int64_t b, int64_t N, int64_t D, const graph::CollateOptions& opt,
                   GraphBatch& out) {
   const int n = m.numNodes();
   const auto& enc = m.enc;
-  const int node_offset = nodeIndexOffset(opt.convention);
+  const int node_offset = graph::nodeIndexOffset(opt.convention);
   int64_t* nodes = out.input_nodes.data_ptr<int64_t>() + b * N * graph::kAtomFeatures;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < graph::kAtomFeatures; ++j)
@@ -35,12 +35,12 @@ void fillMolecule(const graph::Featurized& m, int64_t b, int64_t N, int64_t D, c
   const int64_t T = N + 1;
   float* bias = out.attn_bias.data_ptr<float>() + b * T * T;
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  if (opt.convention == Convention::Official) {
+  if (opt.convention == graph::Convention::Official) {
     // pad_attn_bias_unsqueeze: padded columns are -inf, padded rows see the real columns.
     for (int64_t r = 0; r < T; ++r)
       for (int64_t c = n + 1; c < T; ++c) bias[r * T + c] = neg_inf;
   }
-  const int shift = maskDistanceShift(opt.convention);
+  const int shift = graph::maskDistanceShift(opt.convention);
   int64_t* sp = out.spatial_pos.data_ptr<int64_t>() + b * N * N;
   int64_t* et = out.attn_edge_type.data_ptr<int64_t>() + b * N * N * graph::kBondFeatures;
   for (int i = 0; i < n; ++i) {
@@ -65,7 +65,7 @@ void fillMolecule(const graph::Featurized& m, int64_t b, int64_t N, int64_t D, c
 
 }  // namespace
 
-GraphBatch collate(const std::vector<const graph::Featurized*>& mols, const CollateOptions& options) {
+GraphBatch collate(const std::vector<const graph::Featurized*>& mols, const graph::CollateOptions& options) {
   GraphBatch out;
   const int64_t B = static_cast<int64_t>(mols.size());
   int64_t N = 0;
@@ -86,4 +86,4 @@ GraphBatch collate(const std::vector<const graph::Featurized*>& mols, const Coll
   return out;
 }
 
-}  // namespace gs::data
+}  // namespace gs::tensor

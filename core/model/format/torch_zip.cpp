@@ -1,4 +1,4 @@
-#include "model/torch_zip.h"
+#include "model/format/torch_zip.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/torch.h>
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "model/unpickler.h"
+#include "model/format/unpickler.h"
 
 namespace gs::model {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "common/json_value.h"
 #include "common/status.h"
-#include "data/convention.h"
+#include "graph/convention.h"
 
-namespace gs::model {
+namespace gs::bundle {
 
 struct GraphormerConfig {
   int num_atoms = 512 * 9;  // embedding rows = num_atoms + 1 (row 0 = padding)
@@ -50,13 +50,18 @@ struct GraphormerConfig {
 struct ModelMetadata {
   std::vector<std::string> target_names;  // one per output; empty = output_0, output_1, ...
   std::vector<std::string> target_units;
-  std::optional<data::Convention> convention;  // index convention the model was trained with
+  std::optional<graph::Convention> convention;  // index convention the model was trained with
   std::optional<int> spatial_pos_max;          // collator masking used in training
   std::vector<double> target_mean;             // outputs are de-normalised: y = raw * std + mean
   std::vector<double> target_std;
   std::string description;
 
   std::string outputName(int i) const;
+  // Output j in target units: raw * target_std[j] + target_mean[j] (raw when not normalised).
+  // The one de-normalisation of predictions, explanations, comparisons and training reports.
+  double denormalize(int j, double raw) const { return raw * outputScale(j) + outputShift(j); }
+  double outputScale(int j) const { return j < static_cast<int>(target_std.size()) ? target_std[j] : 1.0; }
+  double outputShift(int j) const { return j < static_cast<int>(target_mean.size()) ? target_mean[j] : 0.0; }
   static Result<ModelMetadata> fromJson(const JsonValue& json);
   // Merges fields present in `other` over this one.
   void overrideWith(const ModelMetadata& other);
@@ -66,4 +71,4 @@ struct ModelMetadata {
 
 Result<JsonValue> readJsonFile(const std::string& path);
 
-}  // namespace gs::model
+}  // namespace gs::bundle

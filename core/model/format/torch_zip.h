@@ -4,7 +4,7 @@
 #include <string>
 
 #include "common/status.h"
-#include "model/pickle_value.h"
+#include "model/format/pickle_value.h"
 
 namespace gs::model {
 

@@ -1,4 +1,4 @@
-#include "jobs/prediction_table.h"
+#include "predict/prediction_table.h"
 
 #include <ctime>
 
@@ -9,7 +9,7 @@
 #define GS_VERSION "dev"
 #endif
 
-namespace gs::jobs {
+namespace gs::predict {
 namespace {
 
 std::string utcTimestamp() {
@@ -23,7 +23,7 @@ std::string utcTimestamp() {
 
 }  // namespace
 
-std::vector<std::string> predictionHeader(const model::ModelMetadata& metadata, int num_outputs) {
+std::vector<std::string> predictionHeader(const bundle::ModelMetadata& metadata, int num_outputs) {
   std::vector<std::string> header{"row", "id", "smiles", "canonical_smiles", "status"};
   for (int j = 0; j < num_outputs; ++j) header.push_back(metadata.outputName(j));
   header.push_back("message");
@@ -44,7 +44,7 @@ std::map<std::string, int64_t> statusCounts(const std::vector<PredictedRow>& row
   return counts;
 }
 
-Status writeRunRecord(const std::string& csv_path, const RunInfo& m, int64_t rows, const std::map<std::string, int64_t>& counts) {
+Status writeRunRecord(const std::string& csv_path, const RunRecord& m, int64_t rows, const std::map<std::string, int64_t>& counts) {
   AtomicFile file(csv_path + ".json");
   if (!file.isOpen()) return file.openStatus();
   JsonWriter w(file.stream());
@@ -78,8 +78,8 @@ Status writeRunRecord(const std::string& csv_path, const RunInfo& m, int64_t row
   return file.commit();
 }
 
-Status writePredictions(const std::string& path, const model::ModelMetadata& metadata, int num_outputs,
-                        const std::vector<PredictedRow>& rows, const RunInfo& info) {
+Status writePredictions(const std::string& path, const bundle::ModelMetadata& metadata, int num_outputs,
+                        const std::vector<PredictedRow>& rows, const RunRecord& info) {
   AtomicFile file(path);
   if (!file.isOpen()) return file.openStatus();
   data::CsvWriter csv(file.stream());
@@ -89,4 +89,4 @@ Status writePredictions(const std::string& path, const model::ModelMetadata& met
   return writeRunRecord(path, info, static_cast<int64_t>(rows.size()), statusCounts(rows));
 }
 
-}  // namespace gs::jobs
+}  // namespace gs::predict

@@ -10,9 +10,9 @@
 
 #include "common/status.h"
 #include "data/csv_writer.h"
-#include "model/config.h"
+#include "bundle/config.h"
 
-namespace gs::jobs {
+namespace gs::predict {
 
 struct PredictedRow {
   int64_t row = 0;
@@ -24,7 +24,7 @@ struct PredictedRow {
   std::vector<float> values;  // one per model output when status is ok
 };
 
-struct RunInfo {
+struct RunRecord {
   std::string tool = "graphormer-cli predict";
   std::string input;
   std::string model_path, model_format, model_sha256, adapter_path, adapter_sha256;
@@ -37,15 +37,15 @@ struct RunInfo {
   int64_t out_of_memory_retries = 0;  // batches split in halves after an out-of-memory error
 };
 
-std::vector<std::string> predictionHeader(const model::ModelMetadata& metadata, int num_outputs);
+std::vector<std::string> predictionHeader(const bundle::ModelMetadata& metadata, int num_outputs);
 std::vector<std::string> predictionFields(const PredictedRow& row, int num_outputs);
 // Counts per status name ("ok", "syntax_error", ...).
 std::map<std::string, int64_t> statusCounts(const std::vector<PredictedRow>& rows);
 
 // Writes `rows` as the CSV and `path`.json as the run record, both atomically.
-Status writePredictions(const std::string& path, const model::ModelMetadata& metadata, int num_outputs,
-                        const std::vector<PredictedRow>& rows, const RunInfo& info);
-Status writeRunRecord(const std::string& csv_path, const RunInfo& info, int64_t rows,
+Status writePredictions(const std::string& path, const bundle::ModelMetadata& metadata, int num_outputs,
+                        const std::vector<PredictedRow>& rows, const RunRecord& info);
+Status writeRunRecord(const std::string& csv_path, const RunRecord& info, int64_t rows,
                       const std::map<std::string, int64_t>& counts);
 
-}  // namespace gs::jobs
+}  // namespace gs::predict

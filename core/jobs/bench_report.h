@@ -1,0 +1,16 @@
+#pragma once
+// Reports of a mode comparison (graphormer-cli bench, the app's Compare tab): an aligned text
+// table, CSV and JSON, written atomically. The engine measures; this file only writes.
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "engine/compare.h"
+
+namespace gs::jobs {
+
+std::string formatComparison(const std::vector<engine::ModeResult>& results);  // aligned text table
+Status writeComparisonCsv(const std::string& path, const std::vector<engine::ModeResult>& results);
+Status writeComparisonJson(const std::string& path, const std::vector<engine::ModeResult>& results);
+
+}  // namespace gs::jobs

@@ -1,0 +1,15 @@
+#pragma once
+// Nearest neighbours by Tanimoto similarity on bit fingerprints, torch- and RDKit-free: the k-NN
+// baseline of `evaluate` and the neighbour search of the applicability domain.
+#include <vector>
+
+#include "similarity/fingerprint.h"
+
+namespace gs::similarity {
+
+// Mean target of the k nearest training fingerprints by Tanimoto (ties: lower index first);
+// training rows with a missing target are skipped. NaN when no training target is present.
+std::vector<double> knnPredict(const std::vector<const BitFingerprint*>& train_x, const std::vector<float>& train_y,
+                               const std::vector<const BitFingerprint*>& query, int k);
+
+}  // namespace gs::similarity
