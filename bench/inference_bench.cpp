@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "model/checkpoint.h"
+#include "tensor/collate.h"
 #include "chem/featurize.h"
 #include "data/smi_reader.h"
 #include "engine/inference_session.h"
@@ -168,8 +170,9 @@ int main(int argc, char** argv) {
     loaded.model = gs::model::Graphormer(loaded.config);
     loaded.model->initializeWeights(42);
     for (const auto& prec : args.precisions) {
-      gs::tensor::Precision p{};
-      if (!gs::tensor::parsePrecision(prec, &p)) continue;
+      const auto parsed = gs::tensor::parsePrecision(prec);
+      if (!parsed.isOk()) continue;
+      const gs::tensor::Precision p = parsed.value();
       for (bool bucketing : {true, false}) {
         for (const auto& batch : args.batches) {
           gs::engine::SessionOptions o;

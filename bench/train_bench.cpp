@@ -58,8 +58,9 @@ int main(int argc, char** argv) {
     auto config = gs::bundle::GraphormerConfig::preset(name).value();
     config.dropout = 0.1;
     for (const auto& prec : precisions) {
-      gs::tensor::Precision p{};
-      if (!gs::tensor::parsePrecision(prec, &p)) continue;
+      const auto parsed = gs::tensor::parsePrecision(prec);
+      if (!parsed.isOk()) continue;
+      const gs::tensor::Precision p = parsed.value();
       for (const auto& batch_text : batches) {
         const size_t batch = std::stoul(batch_text);
         for (const auto& ratio_text : ratios) {

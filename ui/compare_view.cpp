@@ -1,5 +1,7 @@
 #include "compare_view.h"
 
+#include "jobs/bench_report.h"
+
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>

@@ -12,6 +12,11 @@
 namespace gs::ui {
 namespace {
 
+// Rows the app predicts together: results appear in the table chunk by chunk, so it is smaller
+// than graphormer-cli's predict::kChunkRows. The planner buckets within a chunk, so on a long file
+// the app's batches (and the last float bits of some predictions) can differ from the CLI's.
+constexpr int kInteractiveChunkRows = 256;
+
 QStringList toQt(const std::vector<std::string>& v) {
   QStringList out;
   for (const auto& s : v) out << QString::fromStdString(s);
@@ -233,7 +238,7 @@ void InferenceWorker::run(const RunInput& input, const RunSettings& settings) {
     Q_EMIT progress(rows, total, double(rows) / std::max(1e-9, clock.nsecsElapsed() / 1e9));
   };
   predict::VectorReader source(records);
-  auto streamed = predict::predictStream(*predictor.value(), source, sink, callbacks);
+  auto streamed = predict::predictStream(*predictor.value(), source, sink, callbacks, kInteractiveChunkRows);
   if (!streamed.isOk()) return Q_EMIT runFailed(toQt(streamed.status()));
   auto info = predictor.value()->runRecord();
   info.tool = "graphormer-studio";

@@ -22,7 +22,7 @@ namespace gs::jobs {
 struct EvaluateJobOptions {
   std::string input;
   std::vector<std::string> targets;  // empty = the model's target names
-  bool with_model = true;  // false = baselines only
+  bool with_model = false;  // false = baselines only
   // Model ("" = the bundled default), session and parsing; parsing applies without a model too.
   predict::PredictorOptions predictor;
   data::ReaderOptions reader;

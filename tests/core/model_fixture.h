@@ -4,6 +4,8 @@
 #include <map>
 #include <sstream>
 
+#include "model/checkpoint.h"
+#include "tensor/collate.h"
 #include "core/fixture.h"
 #include "engine/inference_session.h"
 #include "graph/featurized.h"

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "model/checkpoint.h"
+#include "tensor/collate.h"
 #include "core/graph_builders.h"
 #include "core/model_fixture.h"
 #include "data/memory_planner.h"

@@ -98,7 +98,8 @@ namespace {
 TEST(DefaultModel, BeatsEveryBaselineOnItsHeldOutTestSplit) {
   jobs::EvaluateJobOptions o;
   o.input = kGapCsv;
-  o.model = bundle::ModelSource{std::string(GS_SOURCE_DIR) + "/resources/models/default", ""};
+  o.with_model = true;
+  o.predictor.model = bundle::ModelSource{std::string(GS_SOURCE_DIR) + "/resources/models/default", ""};
   o.split.seed = 1;
   auto r = jobs::runEvaluate(o);
   ASSERT_TRUE(r.isOk()) << r.status().toString();

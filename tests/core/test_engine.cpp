@@ -1,6 +1,8 @@
 // Inference session behaviour: precisions, invariance, cancellation, progress, memory probes.
 #include <gtest/gtest.h>
 
+#include "model/checkpoint.h"
+#include "tensor/collate.h"
 #include "core/model_fixture.h"
 #include "tensor/torch_compat.h"
 

@@ -8,6 +8,8 @@
 
 #include <filesystem>
 
+#include "model/checkpoint.h"
+#include "tensor/collate.h"
 #include "common/sha256.h"
 #include "core/model_fixture.h"
 #include "engine/baselines.h"

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <random>
 
+#include "model/checkpoint.h"
+#include "tensor/collate.h"
 #include "core/model_fixture.h"
 #include "model/format/safetensors.h"
 

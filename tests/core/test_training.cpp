@@ -1,6 +1,8 @@
 // Activation checkpointing: same gradients as without it, less memory as the ratio rises.
 #include <gtest/gtest.h>
 
+#include "model/checkpoint.h"
+#include "tensor/collate.h"
 #include "core/model_fixture.h"
 #include "engine/activation_checkpoint.h"
 #include "engine/loss_scaler.h"
