@@ -1,25 +1,20 @@
 #pragma once
-// The main window: input (paste, open .smi/.csv/.sdf, drag and drop, examples), model card, run
-// settings, the results table with the selected molecule's depiction, and the live memory chart.
-// Owns the worker thread; the UI thread never waits on the model.
+// The main window: the input panel (paste, open .smi/.csv/.sdf, drag and drop, examples), the
+// model card (ModelCardView) and run settings (SettingsPanel), the Results (ResultsTab) and
+// Compare tabs, and the live memory chart. Owns the worker thread and connects the parts; the UI
+// thread never waits on the model.
 #include <QMainWindow>
 #include <QThread>
 
-#include <map>
 #include <memory>
 
 #include "inference_worker.h"
 #include "save_guard.h"
 
-class QComboBox;
 class QLabel;
-class QLineEdit;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
-class QSlider;
-class QSortFilterProxyModel;
-class QSpinBox;
 class QTableView;
 class QTabWidget;
 class QTableWidget;
@@ -28,9 +23,11 @@ namespace gs::ui {
 
 class CompareView;
 class MemoryChart;
-class MoleculePanel;
+class ModelCardView;
 class MoleculeView;
 class ResultsModel;
+class ResultsTab;
+class SettingsPanel;
 
 struct ThreadStopper {
   void operator()(QThread* thread) const {
@@ -47,13 +44,13 @@ class MainWindow final : public QMainWindow {
   ~MainWindow() override;
 
   // For tests and scripts.
-  ResultsModel* resultsModel() const { return results_; }
-  QTableView* table() const { return table_; }
+  ResultsModel* resultsModel() const;
+  QTableView* table() const;
   MemoryChart* chart() const { return chart_; }
   CompareView* compareView() const { return compare_; }
   MoleculeView* moleculeView() const;
   QTableWidget* atomTable() const;
-  int explainedRows() const { return static_cast<int>(explanations_.size()); }
+  int explainedRows() const;
   QTabWidget* tabs() const { return tabs_; }
   QPlainTextEdit* input() const { return input_; }
   bool isRunning() const { return running_; }
@@ -87,40 +84,31 @@ class MainWindow final : public QMainWindow {
 
  private:
   QWidget* buildInputPanel();
-  QWidget* buildSettingsPanel();
+  QWidget* buildRunPanel();
+  QWidget* buildChartBox();
   void buildMenus();
+  void connectWorker();
+  void connectComparison();
   void loadModel(const QString& path);
-  void refreshPrecisions();
-  void sizeColumns();
-  void showSelected();
-  void restoreSettings();
-  void saveSettings() const;
   void setRunning(bool running);
-  RunSettings currentSettings() const;
   RunInput currentInput() const;
+  // Asks for the SMILES and name columns of a CSV/TSV file (when the window is shown).
+  void chooseColumns(const QString& path);
 
   InferenceWorker* worker_ = nullptr;
   std::unique_ptr<QThread, ThreadStopper> thread_;
-  ResultsModel* results_ = nullptr;
-  QSortFilterProxyModel* proxy_ = nullptr;
-  QTableView* table_ = nullptr;
-  MoleculePanel* molecule_ = nullptr;
+  ResultsTab* results_tab_ = nullptr;
   MemoryChart* chart_ = nullptr;
   CompareView* compare_ = nullptr;
-  std::map<int, jobs::ExplainedMolecule> explanations_;  // by results row
-  std::vector<int> explain_rows_;                         // rows of the explanation in flight
+  ModelCardView* model_card_ = nullptr;
+  SettingsPanel* settings_ = nullptr;
+  std::vector<int> explain_rows_;  // rows of the explanation in flight
   QTabWidget* tabs_ = nullptr;
   QPlainTextEdit* input_ = nullptr;
   QLabel* input_file_ = nullptr;
-  QLabel* model_card_ = nullptr;
-  QComboBox *device_ = nullptr, *precision_ = nullptr;
-  QSpinBox *batch_ = nullptr, *threads_ = nullptr, *budget_ = nullptr;
-  QSlider* checkpoint_ = nullptr;
-  QLabel* checkpoint_note_ = nullptr;
   QPushButton *run_ = nullptr, *cancel_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QLabel* rate_ = nullptr;
-  QLineEdit* filter_ = nullptr;
   QString file_path_, smiles_column_, id_column_, model_path_;
   // Every molecule file opened and the model's files: exports never overwrite them.
   std::shared_ptr<SaveGuard> guard_ = std::make_shared<SaveGuard>();

@@ -1,0 +1,144 @@
+#include "results_tab.h"
+
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <set>
+
+#include "molecule_panel.h"
+#include "results_model.h"
+#include "save_guard.h"
+
+namespace gs::ui {
+
+ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSplitter(Qt::Horizontal, parent) {
+  results_ = new ResultsModel(this);
+  proxy_ = new QSortFilterProxyModel(this);
+  proxy_->setSourceModel(results_);
+  proxy_->setSortRole(ResultsModel::SortRole);
+  proxy_->setFilterKeyColumn(-1);
+  proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  table_ = new QTableView;
+  table_->setModel(proxy_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(ResultsModel::RowColumn, Qt::AscendingOrder);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setAlternatingRowColors(true);
+  table_->setIconSize(ResultsModel::kThumbnail);
+  table_->verticalHeader()->setDefaultSectionSize(ResultsModel::kThumbnail.height() + 4);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setWordWrap(false);
+  table_->setTextElideMode(Qt::ElideMiddle);
+  filter_ = new QLineEdit;
+  filter_->setPlaceholderText(tr("Filter rows (name, SMILES, status...)"));
+  filter_->setClearButtonEnabled(true);
+  connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+  molecule_ = new MoleculePanel;
+  molecule_->setSaveGuard(std::move(guard));
+  connect(molecule_, &MoleculePanel::explainRequested, this, &ResultsTab::explainRequested);
+  connect(molecule_, &MoleculePanel::exportAttributionsRequested, this, &ResultsTab::exportAttributionsRequested);
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] { showSelected(); });
+
+  auto* box = new QWidget;
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(filter_);
+  layout->addWidget(table_);
+  addWidget(box);
+  addWidget(molecule_);
+  setStretchFactor(0, 3);
+  setStretchFactor(1, 1);
+  setSizes({700, 300});
+}
+
+void ResultsTab::setOutputs(const QStringList& names, const QStringList& units) {
+  results_->setOutputs(names, units);
+  first_unit_ = units.value(0);
+  sizeColumns();
+}
+
+void ResultsTab::setInput(const std::vector<predict::PredictedRow>& rows) {
+  results_->setInput(rows);
+  explanations_.clear();
+  sizeColumns();
+}
+
+void ResultsTab::setResults(int first, const std::vector<predict::PredictedRow>& rows) {
+  results_->setResults(first, rows);
+  const QModelIndex current = table_->selectionModel()->currentIndex();
+  if (first == 0 && !current.isValid()) table_->selectRow(0);
+  else if (current.isValid() && first <= proxy_->mapToSource(current).row()) showSelected();
+}
+
+std::vector<int> ResultsTab::selectedRows() const {
+  std::set<int> rows;
+  for (const auto& index : table_->selectionModel()->selectedRows()) rows.insert(proxy_->mapToSource(index).row());
+  if (rows.empty() && table_->selectionModel()->currentIndex().isValid())
+    rows.insert(proxy_->mapToSource(table_->selectionModel()->currentIndex()).row());
+  return {rows.begin(), rows.end()};
+}
+
+std::vector<int> ResultsTab::shownRows(bool selected_only) const {
+  std::set<int> view_rows;
+  if (selected_only) {
+    for (const auto& index : table_->selectionModel()->selectedRows()) view_rows.insert(index.row());
+  } else {
+    for (int r = 0; r < proxy_->rowCount(); ++r) view_rows.insert(r);
+  }
+  std::vector<int> rows;
+  for (int r : view_rows) rows.push_back(proxy_->mapToSource(proxy_->index(r, 0)).row());
+  return rows;
+}
+
+void ResultsTab::setExplanations(const std::vector<int>& rows, const std::vector<jobs::ExplainedMolecule>& molecules) {
+  for (size_t i = 0; i < molecules.size() && i < rows.size(); ++i) explanations_[rows[i]] = molecules[i];
+  showSelected();
+}
+
+std::vector<jobs::ExplainedMolecule> ResultsTab::explanations() const {
+  std::vector<jobs::ExplainedMolecule> all;
+  for (const auto& [row, e] : explanations_) all.push_back(e);
+  return all;
+}
+
+void ResultsTab::showSelected() {
+  const QModelIndex current = table_->selectionModel()->currentIndex();
+  if (!current.isValid()) return;
+  const int row = proxy_->mapToSource(current).row();
+  const auto& r = results_->rowAt(row);
+  QString caption = QStringLiteral("%1  ").arg(QString::fromStdString(r.id));
+  if (results_->isDone(row) && r.status.isOk()) {
+    for (int j = 0; j < results_->numOutputs() && j < static_cast<int>(r.values.size()); ++j)
+      caption += QStringLiteral("%1 = %2  ").arg(results_->headerData(ResultsModel::FixedColumnCount + j, Qt::Horizontal, Qt::DisplayRole).toString())
+                     .arg(r.values[static_cast<size_t>(j)], 0, 'f', 3);
+  } else if (results_->isDone(row)) {
+    caption += QString::fromStdString(r.status.message());
+  }
+  auto e = explanations_.find(row);
+  if (e == explanations_.end() || !e->second.status.isOk()) {
+    molecule_->showMolecule(QString::fromStdString(r.canonical.empty() ? r.input : r.canonical), caption);
+    return;
+  }
+  const auto& ex = e->second;
+  caption += tr("| attributions sum %1 (baseline %2)").arg(ex.summary.sum, 0, 'f', 3).arg(ex.summary.baseline_prediction, 0, 'f', 3);
+  molecule_->showExplanation(ex, caption, first_unit_);
+}
+
+void ResultsTab::sizeColumns() {
+  auto* h = table_->horizontalHeader();
+  const int widths[ResultsModel::FixedColumnCount] = {50, 120, ResultsModel::kThumbnail.width() + 8, 170, 170, 110, 55};
+  for (int c = 0; c < ResultsModel::FixedColumnCount; ++c) h->resizeSection(c, widths[c]);
+  for (int c = ResultsModel::FixedColumnCount; c < results_->columnCount(); ++c) h->resizeSection(c, 120);
+  // Shown in the order a chemist reads them: what it is, the predictions, then the strings.
+  std::vector<int> order{ResultsModel::RowColumn, ResultsModel::NameColumn, ResultsModel::StructureColumn};
+  for (int c = ResultsModel::FixedColumnCount; c < results_->columnCount(); ++c) order.push_back(c);
+  for (int c : {ResultsModel::StatusColumn, ResultsModel::AtomsColumn, ResultsModel::SmilesColumn, ResultsModel::CanonicalColumn})
+    order.push_back(c);
+  for (int visual = 0; visual < static_cast<int>(order.size()); ++visual) h->moveSection(h->visualIndex(order[visual]), visual);
+}
+
+}  // namespace gs::ui

@@ -1,0 +1,63 @@
+#pragma once
+// The Results tab: the filterable, sortable results table beside the selected molecule's
+// depiction (with its atom attributions once explained). Holds the explanations by row.
+#include <QSplitter>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "jobs/explain_job.h"
+#include "predict/prediction_table.h"
+
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace gs::ui {
+
+class MoleculePanel;
+class ResultsModel;
+class SaveGuard;
+
+class ResultsTab final : public QSplitter {
+  Q_OBJECT
+ public:
+  explicit ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent = nullptr);
+
+  ResultsModel* model() const { return results_; }
+  QTableView* table() const { return table_; }
+  MoleculePanel* moleculePanel() const { return molecule_; }
+
+  void setOutputs(const QStringList& names, const QStringList& units);
+  // Every input row, pending (clears the explanations), then results as they come.
+  void setInput(const std::vector<predict::PredictedRow>& rows);
+  void setResults(int first, const std::vector<predict::PredictedRow>& rows);
+
+  // Model rows: the selection (or the current row when nothing is selected), in row order.
+  std::vector<int> selectedRows() const;
+  // Model rows in the table's order (sorted and filtered as shown); only selected ones if asked.
+  std::vector<int> shownRows(bool selected_only) const;
+
+  void setExplanations(const std::vector<int>& rows, const std::vector<jobs::ExplainedMolecule>& molecules);
+  int explainedRows() const { return static_cast<int>(explanations_.size()); }
+  std::vector<jobs::ExplainedMolecule> explanations() const;
+  void showSelected();
+
+ Q_SIGNALS:
+  void explainRequested();
+  void exportAttributionsRequested(const QString& path);
+
+ private:
+  void sizeColumns();
+
+  ResultsModel* results_ = nullptr;
+  QSortFilterProxyModel* proxy_ = nullptr;
+  QTableView* table_ = nullptr;
+  QLineEdit* filter_ = nullptr;
+  MoleculePanel* molecule_ = nullptr;
+  QString first_unit_;
+  std::map<int, jobs::ExplainedMolecule> explanations_;  // by model row
+};
+
+}  // namespace gs::ui

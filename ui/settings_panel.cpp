@@ -1,0 +1,111 @@
+#include "settings_panel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSettings>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QThread>
+
+namespace gs::ui {
+
+SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), parent) {
+  auto* form = new QFormLayout(this);
+  device_ = new QComboBox;
+  device_->addItems(InferenceWorker::devices());
+  precision_ = new QComboBox;
+  connect(device_, &QComboBox::currentIndexChanged, this, [this] {
+    refreshPrecisions();
+    Q_EMIT deviceChanged(device_->currentText());
+  });
+  refreshPrecisions();
+  batch_ = new QSpinBox;
+  batch_->setRange(1, 4096);
+  batch_->setValue(32);
+  budget_ = new QSpinBox;
+  budget_->setRange(0, 1 << 20);
+  budget_->setSuffix(tr(" MiB"));
+  budget_->setSpecialValueText(tr("off (use batch size)"));
+  budget_->setToolTip(tr("Size batches automatically so that each batch's peak tensor memory stays under this budget "
+                         "(a memory model fitted on a few measured probe batches; a molecule that alone exceeds it is "
+                         "reported). The batch size still caps the batches."));
+  threads_ = new QSpinBox;
+  threads_->setRange(0, QThread::idealThreadCount() * 2);
+  threads_->setSpecialValueText(tr("automatic"));
+  checkpoint_ = new QSlider(Qt::Horizontal);
+  checkpoint_->setRange(0, 100);
+  auto* note = new QLabel(tr("Applies to explanations (and fine-tuning), where gradients are computed: "
+                             "less memory, more time. Plain prediction stores no activations, so it changes nothing there."));
+  note->setWordWrap(true);
+  note->setStyleSheet(QStringLiteral("color: #666; font-size: 9pt"));
+  form->addRow(tr("Device"), device_);
+  form->addRow(tr("Precision"), precision_);
+  form->addRow(tr("Batch size"), batch_);
+  form->addRow(tr("Memory budget"), budget_);
+  form->addRow(tr("Threads"), threads_);
+  auto* value = new QLabel(tr("0.00"));
+  connect(checkpoint_, &QSlider::valueChanged, value, [value](int v) { value->setText(QString::number(v / 100.0, 'f', 2)); });
+  auto* row = new QHBoxLayout;
+  row->addWidget(checkpoint_, 1);
+  row->addWidget(value);
+  form->addRow(tr("Checkpoint ratio"), row);
+  form->addRow(note);
+}
+
+RunSettings SettingsPanel::settings() const {
+  RunSettings s;
+  s.device = device_->currentText();
+  s.precision = precision_->currentData(Qt::UserRole).toString();
+  s.batch_size = batch_->value();
+  s.threads = threads_->value();
+  s.memory_budget_mib = budget_->value();
+  return s;
+}
+
+double SettingsPanel::checkpointRatio() const { return checkpoint_->value() / 100.0; }
+QString SettingsPanel::device() const { return device_->currentText(); }
+
+void SettingsPanel::refreshPrecisions() {
+  const QString current = precision_->currentText();
+  auto* model = new QStandardItemModel(precision_);
+  for (const auto& [name, reason] : InferenceWorker::precisionOptions(device_->currentText())) {
+    auto* item = new QStandardItem(name.toUpper());
+    item->setData(name, Qt::UserRole);
+    if (!reason.isEmpty()) {
+      item->setEnabled(false);
+      item->setToolTip(reason);
+      item->setText(tr("%1 (unavailable)").arg(name.toUpper()));
+    }
+    model->appendRow(item);
+  }
+  precision_->setModel(model);
+  const int at = precision_->findText(current);
+  precision_->setCurrentIndex(at >= 0 ? at : 0);
+}
+
+void SettingsPanel::restore() {
+  QSettings s;
+  const int device = device_->findText(s.value(QStringLiteral("run/device"), QStringLiteral("cpu")).toString());
+  if (device >= 0) device_->setCurrentIndex(device);
+  const int precision = precision_->findData(s.value(QStringLiteral("run/precision"), QStringLiteral("fp32")), Qt::UserRole);
+  if (precision >= 0) precision_->setCurrentIndex(precision);
+  batch_->setValue(s.value(QStringLiteral("run/batch"), 32).toInt());
+  budget_->setValue(s.value(QStringLiteral("run/budget_mib"), 0).toInt());
+  threads_->setValue(s.value(QStringLiteral("run/threads"), 0).toInt());
+  checkpoint_->setValue(s.value(QStringLiteral("run/checkpoint_percent"), 0).toInt());
+}
+
+void SettingsPanel::save() const {
+  QSettings s;
+  s.setValue(QStringLiteral("run/device"), device_->currentText());
+  s.setValue(QStringLiteral("run/precision"), precision_->currentData(Qt::UserRole));
+  s.setValue(QStringLiteral("run/batch"), batch_->value());
+  s.setValue(QStringLiteral("run/budget_mib"), budget_->value());
+  s.setValue(QStringLiteral("run/threads"), threads_->value());
+  s.setValue(QStringLiteral("run/checkpoint_percent"), checkpoint_->value());
+}
+
+}  // namespace gs::ui

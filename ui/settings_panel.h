@@ -1,0 +1,38 @@
+#pragma once
+// The run settings: device, precision (unavailable ones greyed out with the reason), batch size,
+// memory budget, threads and the checkpoint ratio of explanations. Owns their QSettings keys.
+#include <QGroupBox>
+
+#include "inference_worker.h"
+
+class QComboBox;
+class QLabel;
+class QSlider;
+class QSpinBox;
+
+namespace gs::ui {
+
+class SettingsPanel final : public QGroupBox {
+  Q_OBJECT
+ public:
+  explicit SettingsPanel(QWidget* parent = nullptr);
+
+  RunSettings settings() const;
+  double checkpointRatio() const;  // 0..1, for explanations
+  QString device() const;
+  // QSettings "run/..." keys.
+  void restore();
+  void save() const;
+
+ Q_SIGNALS:
+  void deviceChanged(const QString& device);
+
+ private:
+  void refreshPrecisions();
+
+  QComboBox *device_ = nullptr, *precision_ = nullptr;
+  QSpinBox *batch_ = nullptr, *threads_ = nullptr, *budget_ = nullptr;
+  QSlider* checkpoint_ = nullptr;
+};
+
+}  // namespace gs::ui
