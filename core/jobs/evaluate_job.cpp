@@ -39,53 +39,31 @@ double meanOverTargets(const Predictions& pred, const LabelledData& data, const 
 
 }  // namespace
 
-Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
-  EvaluateReport report;
-  report.input = options.input;
-  report.split = options.split;
-  report.knn_k = options.knn_k;
-  std::unique_ptr<predict::Predictor> predictor;
-  report.targets = options.targets;
-  if (options.with_model) {
-    auto opened = predict::Predictor::open(options.predictor);
-    if (!opened.isOk()) return opened.status();
-    predictor = std::move(opened.value());
-    const auto& m = predictor->model();
-    report.model_path = model::modelLabel(m);
-    report.model_sha256 = m.sha256;
-    if (report.targets.empty())
-      for (int j = 0; j < m.config.num_classes; ++j) report.targets.push_back(m.metadata.outputName(j));
-    if (static_cast<int>(report.targets.size()) != m.config.num_classes)
-      return Status(StatusCode::InvalidArgument, "the model has " + std::to_string(m.config.num_classes) + " outputs but " +
-                                                     std::to_string(report.targets.size()) + " targets were named");
-  }
-  LabelledDataOptions read;
-  read.input = options.input;
-  read.targets = report.targets;
-  read.reader = options.reader;
-  if (predictor) {
-    read.featurize = predictor->featurizeOptions();
-  } else {
-    read.featurize.parse = options.predictor.parse;
-    read.featurize.atom_order = options.predictor.atom_order;
-  }
-  read.scaffolds = options.split.kind == data::SplitKind::Scaffold;
-  read.fingerprints = true;
-  auto data = readLabelled(read);
-  if (!data.isOk()) return data.status();
-  auto split = splitLabelled(data.value(), options.split);
-  if (!split.isOk()) return split.status();
-  const auto& d = data.value();
-  report.rows = d.rows_read;
-  report.skipped = d.skipped;
-  std::vector<size_t> train, valid, test;
-  for (size_t i = 0; i < d.rows.size(); ++i)
-    (split.value()[i] == data::Subset::Test ? test : split.value()[i] == data::Subset::Valid ? valid : train).push_back(i);
-  report.train = static_cast<int64_t>(train.size());
-  report.valid = static_cast<int64_t>(valid.size());
-  report.test = static_cast<int64_t>(test.size());
-  if (train.empty()) return Status(StatusCode::InvalidArgument, "no training molecules in '" + options.input + "'");
+namespace {
 
+// Opens the model (when asked) and takes its target names when none were given.
+Result<std::unique_ptr<predict::Predictor>> openModel(const EvaluateJobOptions& options, EvaluateReport& report) {
+  if (!options.with_model) return std::unique_ptr<predict::Predictor>();
+  auto opened = predict::Predictor::open(options.predictor);
+  if (!opened.isOk()) return opened.status();
+  const auto& m = opened.value()->model();
+  report.model_path = model::modelLabel(m);
+  report.model_sha256 = m.sha256;
+  if (report.targets.empty())
+    for (int j = 0; j < m.config.num_classes; ++j) report.targets.push_back(m.metadata.outputName(j));
+  if (static_cast<int>(report.targets.size()) != m.config.num_classes)
+    return Status(StatusCode::InvalidArgument, "the model has " + std::to_string(m.config.num_classes) + " outputs but " +
+                                                   std::to_string(report.targets.size()) + " targets were named");
+  return opened;
+}
+
+struct Subsets {
+  std::vector<size_t> train, valid, test, all;
+};
+
+// Mean, ridge and k-NN predictions for every row (fitted on the training rows only).
+Result<std::vector<Predictions>> baselines(const LabelledData& d, const Subsets& sets, const EvaluateJobOptions& options,
+                                           EvaluateReport& report) {
   const size_t k = report.targets.size(), n = d.rows.size();
   auto fps = [&](const std::vector<size_t>& rows) {
     std::vector<const similarity::BitFingerprint*> out;
@@ -97,43 +75,26 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
     for (size_t i : rows) out.push_back(d.targets[i][j]);
     return out;
   };
-  const auto train_fp = fps(train), valid_fp = fps(valid), all_fp = fps([&] {
-    std::vector<size_t> all(n);
-    for (size_t i = 0; i < n; ++i) all[i] = i;
-    return all;
-  }());
-  std::vector<std::string> names{"mean", "ridge", "knn"};
+  const auto train_fp = fps(sets.train), valid_fp = fps(sets.valid), all_fp = fps(sets.all);
   std::vector<Predictions> preds(3, Predictions(n, std::vector<double>(k, std::nan(""))));
   for (size_t j = 0; j < k; ++j) {
-    const auto ty = column(train, j);
+    const auto ty = column(sets.train, j);
     const double mean = engine::meanTarget(ty);
     for (size_t i = 0; i < n; ++i) preds[0][i][j] = mean;
-    auto ridge = engine::RidgeRegression::fitSelect(train_fp, ty, valid_fp, column(valid, j), options.ridge_lambdas);
+    auto ridge = engine::RidgeRegression::fitSelect(train_fp, ty, valid_fp, column(sets.valid, j), options.ridge_lambdas);
     if (!ridge.isOk()) return ridge.status();
     report.ridge_lambda.push_back(ridge->lambda());
     for (size_t i = 0; i < n; ++i) preds[1][i][j] = ridge->predict(d.fingerprints[i]);
     const auto knn = similarity::knnPredict(train_fp, ty, all_fp, options.knn_k);
     for (size_t i = 0; i < n; ++i) preds[2][i][j] = knn[i];
   }
-  if (predictor) {
-    names.push_back("model");
-    preds.emplace_back(n, std::vector<double>(k, std::nan("")));
-    const auto out = predictor->predict(d.rows);
-    for (size_t i = 0; i < n; ++i)
-      if (out[i].status.isOk())
-        for (size_t j = 0; j < k; ++j) preds.back()[i][j] = out[i].values[j];
-  }
-  for (size_t m = 0; m < names.size(); ++m) {
-    MethodScores s;
-    s.method = names[m];
-    for (size_t j = 0; j < k; ++j) {
-      s.valid_mae.push_back(mae(preds[m], d, valid, j));
-      s.test_mae.push_back(mae(preds[m], d, test, j));
-    }
-    report.methods.push_back(s);
-  }
-  // Test error by molecule size.
-  std::vector<int> edges = options.size_edges;
+  return preds;
+}
+
+// Test error by molecule size (heavy atoms), for every method.
+std::vector<SizeBin> sizeBins(const LabelledData& d, const std::vector<size_t>& test, const std::vector<int>& edges,
+                              const std::vector<std::string>& names, const std::vector<Predictions>& preds, size_t k) {
+  std::vector<SizeBin> out;
   for (size_t b = 0; b <= edges.size(); ++b) {
     SizeBin bin;
     bin.lo = b == 0 ? 1 : edges[b - 1] + 1;
@@ -146,8 +107,75 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
     bin.count = static_cast<int64_t>(rows.size());
     if (rows.empty()) continue;
     for (size_t m = 0; m < names.size(); ++m) bin.test_mae[names[m]] = meanOverTargets(preds[m], d, rows, k);
-    report.by_size.push_back(bin);
+    out.push_back(bin);
   }
+  return out;
+}
+
+Result<LabelledData> readEvaluationData(const EvaluateJobOptions& options, const predict::Predictor* predictor,
+                                        const std::vector<std::string>& targets) {
+  LabelledDataOptions read;
+  read.input = options.input;
+  read.targets = targets;
+  read.reader = options.reader;
+  read.featurize = predictor ? predictor->featurizeOptions() : chem::FeaturizeOptions{};
+  if (!predictor) {
+    read.featurize.parse = options.predictor.parse;
+    read.featurize.atom_order = options.predictor.atom_order;
+  }
+  read.scaffolds = options.split.kind == data::SplitKind::Scaffold;
+  read.fingerprints = true;
+  return readLabelled(read);
+}
+
+}  // namespace
+
+Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
+  EvaluateReport report;
+  report.input = options.input;
+  report.split = options.split;
+  report.knn_k = options.knn_k;
+  report.targets = options.targets;
+  auto predictor = openModel(options, report);
+  if (!predictor.isOk()) return predictor.status();
+  auto data = readEvaluationData(options, predictor.value().get(), report.targets);
+  if (!data.isOk()) return data.status();
+  auto split = splitLabelled(data.value(), options.split);
+  if (!split.isOk()) return split.status();
+  const auto& d = data.value();
+  report.rows = d.rows_read;
+  report.skipped = d.skipped;
+  Subsets sets;
+  for (size_t i = 0; i < d.rows.size(); ++i) {
+    (split.value()[i] == data::Subset::Test ? sets.test : split.value()[i] == data::Subset::Valid ? sets.valid : sets.train).push_back(i);
+    sets.all.push_back(i);
+  }
+  report.train = static_cast<int64_t>(sets.train.size());
+  report.valid = static_cast<int64_t>(sets.valid.size());
+  report.test = static_cast<int64_t>(sets.test.size());
+  if (sets.train.empty()) return Status(StatusCode::InvalidArgument, "no training molecules in '" + options.input + "'");
+  auto preds = baselines(d, sets, options, report);
+  if (!preds.isOk()) return preds.status();
+  std::vector<std::string> names{"mean", "ridge", "knn"};
+  const size_t k = report.targets.size(), n = d.rows.size();
+  if (predictor.value()) {
+    names.push_back("model");
+    preds->emplace_back(n, std::vector<double>(k, std::nan("")));
+    const auto out = predictor.value()->predict(d.rows);
+    for (size_t i = 0; i < n; ++i)
+      if (out[i].status.isOk())
+        for (size_t j = 0; j < k; ++j) preds->back()[i][j] = out[i].values[j];
+  }
+  for (size_t m = 0; m < names.size(); ++m) {
+    MethodScores s;
+    s.method = names[m];
+    for (size_t j = 0; j < k; ++j) {
+      s.valid_mae.push_back(mae(preds.value()[m], d, sets.valid, j));
+      s.test_mae.push_back(mae(preds.value()[m], d, sets.test, j));
+    }
+    report.methods.push_back(s);
+  }
+  report.by_size = sizeBins(d, sets.test, options.size_edges, names, preds.value(), k);
   return report;
 }
 

@@ -5,20 +5,12 @@
 #include "model/lora.h"
 
 namespace gs::jobs {
+namespace {
 
-Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks) {
-  if (options.output_dir.empty()) return Status(StatusCode::InvalidArgument, "an output directory is needed");
-  const bool lora = options.train.lora_rank > 0;
-  if (lora && !options.model)
-    return Status(StatusCode::InvalidArgument, "LoRA adapts a trained model: give the base model to fine-tune (--model)");
-  if (lora && options.train.freeze_layers > 0)
-    return Status(StatusCode::InvalidArgument, "LoRA already keeps every base weight fixed; do not combine it with freezing layers");
-  auto outputs = engine::Trainer::checkpointFiles(options.output_dir);
-  for (const char* name : {"split.csv", bundle::kWeightsFile, bundle::kAdapterFile}) outputs.push_back(options.output_dir + "/" + name);
-  if (Status s = checkOutputs(outputs, {options.input}, options.model); !s.isOk()) return s;
-
+// The model to train: the given one (with the LoRA spec of its adapter-to-be) or a fresh one from
+// the configuration, with the job's target names, units, description and collation recorded.
+Result<model::LoadedModel> modelToTrain(const TrainJobOptions& options, bool lora, model::LoraSpec& spec) {
   model::LoadedModel model;
-  model::LoraSpec spec;
   if (options.model) {
     auto loaded = model::openModel(*options.model);
     if (!loaded.isOk()) return loaded.status();
@@ -52,6 +44,26 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::T
   if (!options.description.empty()) model.metadata.description = options.description;
   model.metadata.convention = options.train.collate.convention;
   model.metadata.spatial_pos_max = options.train.collate.spatial_pos_max;
+  return model;
+}
+
+}  // namespace
+
+Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks) {
+  if (options.output_dir.empty()) return Status(StatusCode::InvalidArgument, "an output directory is needed");
+  const bool lora = options.train.lora_rank > 0;
+  if (lora && !options.model)
+    return Status(StatusCode::InvalidArgument, "LoRA adapts a trained model: give the base model to fine-tune (--model)");
+  if (lora && options.train.freeze_layers > 0)
+    return Status(StatusCode::InvalidArgument, "LoRA already keeps every base weight fixed; do not combine it with freezing layers");
+  auto outputs = engine::Trainer::checkpointFiles(options.output_dir);
+  for (const char* name : {"split.csv", bundle::kWeightsFile, bundle::kAdapterFile}) outputs.push_back(options.output_dir + "/" + name);
+  if (Status s = checkOutputs(outputs, {options.input}, options.model); !s.isOk()) return s;
+
+  model::LoraSpec spec;
+  auto prepared = modelToTrain(options, lora, spec);
+  if (!prepared.isOk()) return prepared.status();
+  model::LoadedModel model = std::move(prepared.value());
 
   LabelledDataOptions read;
   read.input = options.input;
