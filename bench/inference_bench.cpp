@@ -3,7 +3,7 @@
 // size and with/without length bucketing; plus large FP32/BF16 GEMMs timed in the same run so the
 // model's achieved FLOP/s reads as a fraction of what this machine's matrix multiply can do.
 // Prints a table; never fails on time.
-//   bench_inference [--input FILE.smi] [--molecules N] [--threads N] [--models slim,base]
+//   bench_inference [--input FILE.smi] [--molecules N] [--threads N] [--models slim,base,default]
 //                   [--batches 1,8,32,128] [--precisions fp32,bf16,int8] [--repeats N]
 #include <torch/torch.h>
 
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/checkpoint.h"
+#include "model/loader.h"
 #include "tensor/collate.h"
 #include "chem/featurize.h"
 #include "data/smi_reader.h"
@@ -141,6 +142,19 @@ RunResult run(gs::engine::InferenceSession& session, const Molecules& mols, int 
   return best;
 }
 
+// "default": the bundled default model (trained weights); a preset name: random weights.
+gs::Result<gs::model::LoadedModel> loadBenchModel(const std::string& name) {
+  if (name == "default") return gs::model::openModel(gs::bundle::ModelSource{});
+  auto config = gs::bundle::GraphormerConfig::preset(name);
+  if (!config.isOk()) return config.status();
+  gs::model::LoadedModel loaded;
+  loaded.config = config.value();
+  loaded.model = gs::model::Graphormer(loaded.config);
+  loaded.model->initializeWeights(42);
+  loaded.model->eval();
+  return loaded;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -160,15 +174,12 @@ int main(int argc, char** argv) {
   std::printf("%-5s %-5s %5s %-8s %9s %9s %8s %10s %9s %8s\n", "model", "prec", "batch", "bucket", "mol/s",
               "feat%", "padding", "GFLOP/s", "%GEMM", "peakMiB");
   for (const auto& name : args.models) {
-    auto config = gs::bundle::GraphormerConfig::preset(name);
-    if (!config.isOk()) {
-      std::fprintf(stderr, "%s\n", config.status().message().c_str());
+    auto loaded_model = loadBenchModel(name);
+    if (!loaded_model.isOk()) {
+      std::fprintf(stderr, "%s\n", loaded_model.status().message().c_str());
       return 1;
     }
-    gs::model::LoadedModel loaded;
-    loaded.config = config.value();
-    loaded.model = gs::model::Graphormer(loaded.config);
-    loaded.model->initializeWeights(42);
+    const gs::model::LoadedModel& loaded = loaded_model.value();
     for (const auto& prec : args.precisions) {
       const auto parsed = gs::tensor::parsePrecision(prec);
       if (!parsed.isOk()) continue;

@@ -33,12 +33,7 @@ struct FeaturizeOptions {
   }
 };
 
-struct MoleculeRow {
-  int64_t row = 0;
-  std::string id;
-  std::string input;             // SMILES as given (SDF: the canonical SMILES)
-  std::string canonical;         // "" when the molecule could not be read
-  Status status;
+struct MoleculeRow : data::RowIdentity {
   int num_atoms = 0;
   std::optional<graph::Featurized> features;  // set iff status is ok
   std::vector<int> atom_of_node;  // graph node k is atom atom_of_node[k] of the parsed molecule

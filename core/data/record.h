@@ -19,4 +19,14 @@ struct RawRecord {
   std::vector<std::string> fields;  // CSV: every field of the row; SDF: unused
 };
 
+// Which input row a result belongs to and how it went: shared by featurized rows, predictions and
+// explanations, so results carry it along as one piece.
+struct RowIdentity {
+  int64_t row = 0;
+  std::string id;
+  std::string input;      // SMILES as given (SDF: the canonical SMILES)
+  std::string canonical;  // "" when the molecule could not be read
+  Status status;
+};
+
 }  // namespace gs::data

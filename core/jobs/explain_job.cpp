@@ -30,11 +30,7 @@ Result<std::vector<ExplainedMolecule>> explainRecords(const predict::Predictor& 
   for (size_t i = 0; i < rows.size(); ++i) {
     auto& e = out[i];
     const auto& row = rows[i];
-    e.row = row.row;
-    e.id = row.id;
-    e.input = row.input;
-    e.canonical = row.canonical;
-    e.status = row.status;
+    static_cast<data::RowIdentity&>(e) = row;
     if (index_of_row[i] < 0) continue;
     e.summary = attributions[index_of_row[i]];
     e.status = e.summary.status;

@@ -13,10 +13,7 @@
 
 namespace gs::jobs {
 
-struct ExplainedMolecule {
-  int64_t row = 0;
-  std::string id, input, canonical;
-  Status status;
+struct ExplainedMolecule : data::RowIdentity {
   std::vector<std::string> elements;  // per atom, input order
   std::vector<double> attributions;   // per atom, input order
   engine::Attribution summary;        // prediction, baseline, sum, gap (its `atoms` in node order)

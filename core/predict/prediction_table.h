@@ -10,16 +10,12 @@
 
 #include "common/status.h"
 #include "data/csv_writer.h"
+#include "data/record.h"
 #include "bundle/config.h"
 
 namespace gs::predict {
 
-struct PredictedRow {
-  int64_t row = 0;
-  std::string id;
-  std::string input;      // SMILES as given
-  std::string canonical;  // "" when the molecule could not be read
-  Status status;
+struct PredictedRow : data::RowIdentity {
   int num_atoms = 0;
   std::vector<float> values;  // one per model output when status is ok
 };

@@ -53,12 +53,8 @@ std::vector<PredictedRow> Predictor::predict(const std::vector<chem::MoleculeRow
   for (size_t r = 0; r < rows.size(); ++r) {
     const chem::MoleculeRow& row = rows[r];
     PredictedRow& o = out[r];
-    o.row = row.row;
-    o.id = row.id;
-    o.input = row.input;
-    o.canonical = row.canonical;
+    static_cast<data::RowIdentity&>(o) = row;
     o.num_atoms = row.num_atoms;
-    o.status = row.status;
     if (prediction_of_row[r] < 0) continue;
     const auto& p = predictions[prediction_of_row[r]];
     o.status = p.status;
