@@ -7,6 +7,7 @@
 
 #include "data/memory_planner.h"
 #include "model/checkpoint.h"
+#include "model/lora.h"
 #include "tensor/collate.h"
 #include "tensor/torch_compat.h"
 
@@ -52,7 +53,7 @@ Status admit(const graph::Featurized* molecule, const bundle::GraphormerConfig& 
 
 struct InferenceSession::Impl {
   model::LoadedModel shared;       // the loaded model: its module is only read
-  model::Graphormer own{nullptr};  // this session's copy (another device, int8 packing), or none
+  model::Graphormer own{nullptr};  // this session's module (int8 packing, another device), or none
   SessionOptions options;
   graph::CollateOptions collate;
   torch::Device device{torch::kCPU};
@@ -77,7 +78,10 @@ Status InferenceSession::Impl::prepare(Precision p) {
   }
   if (!own) {
     try {
-      own = model::Graphormer(shared.model->copyAs(torch::kFloat, device));
+      // On the CPU the session's module shares the loaded weights (int8 adds only its packed
+      // copy); another device, or unmerged adapters, need a real copy.
+      const bool share = device.is_cpu() && !model::hasLora(*shared.model);
+      own = model::Graphormer(share ? shared.model->sharingWeights() : shared.model->copyAs(torch::kFloat, device));
       own->eval();
     } catch (const c10::Error& e) {
       return Status(StatusCode::OutOfMemory, std::string("cannot copy the model to ") + device.str() + ": " + e.what_without_backtrace());
@@ -253,6 +257,6 @@ const graph::CollateOptions& InferenceSession::collateOptions() const { return i
 const model::LoadedModel& InferenceSession::model() const { return impl_->shared; }
 int InferenceSession::numOutputs() const { return impl_->shared.config.num_classes; }
 std::string InferenceSession::deviceName() const { return impl_->device.str(); }
-bool InferenceSession::sharesWeights() const { return !impl_->own; }
+bool InferenceSession::usesLoadedModule() const { return !impl_->own; }
 
 }  // namespace gs::engine

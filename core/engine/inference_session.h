@@ -3,9 +3,11 @@
 // featurized molecules in planner batches. This header is LibTorch-free.
 //
 // Sharing: a session never changes the model it was created from. On the CPU in FP32, BF16 or
-// FP16 it runs the loaded module itself, read-only (the loader leaves it in eval mode); on another
-// device, for INT8 (packed weights) or when the module is in training mode it makes its own copy
-// once. So any number of sessions, on any threads, may be created from one loaded model.
+// FP16 it runs the loaded module itself, read-only (the loader leaves it in eval mode). For INT8
+// (packed weights) or a module in training mode it makes a module of its own once, whose
+// parameters are the loaded tensors (no copy; int8 adds only its packed weights); on another
+// device it copies the weights there. So any number of sessions, on any threads, may be created
+// from one loaded model.
 //
 // Thread-safety: a session is used by one thread at a time (any thread: InferenceMode and the
 // autocast state are set up on the calling thread for each call). Progress and cancellation
@@ -98,8 +100,8 @@ class InferenceSession {
   const model::LoadedModel& model() const;
   int numOutputs() const;
   std::string deviceName() const;
-  // True while the session runs the loaded module itself (no copy of its own).
-  bool sharesWeights() const;
+  // True while the session runs the loaded module itself (no module of its own).
+  bool usesLoadedModule() const;
 
  private:
   struct Impl;

@@ -106,6 +106,19 @@ std::shared_ptr<GraphormerImpl> GraphormerImpl::copyAs(torch::ScalarType dtype, 
   return copy;
 }
 
+std::shared_ptr<GraphormerImpl> GraphormerImpl::sharingWeights() const {
+  auto copy = std::make_shared<GraphormerImpl>(config_);
+  torch::NoGradGuard no_grad;
+  auto params = copy->named_parameters(true);
+  for (const auto& p : named_parameters(true))
+    if (auto* dst = params.find(p.key())) dst->set_data(p.value());
+  auto buffers = copy->named_buffers(true);
+  for (const auto& b : named_buffers(true))
+    if (auto* dst = buffers.find(b.key())) dst->set_data(b.value());
+  copy->train(is_training());
+  return copy;
+}
+
 void GraphormerImpl::initializeWeights(uint64_t seed) {
   torch::NoGradGuard no_grad;
   auto generator = at::detail::createCPUGenerator(seed);

@@ -92,6 +92,10 @@ class GraphormerImpl : public torch::nn::Module {
   // merged into the copy's weights); the source is left as it is. With a 16-bit dtype and no
   // autocast, activations (and what backward keeps of them) are 16-bit too, attention included.
   std::shared_ptr<GraphormerImpl> copyAs(torch::ScalarType dtype, const torch::Device& device) const;
+  // A new module whose parameters and buffers are this module's tensors (no data is copied): its
+  // own training flag and int8 packing, the same weights. Not for a model with unmerged LoRA
+  // adapters (the new module has none; use copyAs).
+  std::shared_ptr<GraphormerImpl> sharingWeights() const;
 
   const bundle::GraphormerConfig& config() const { return config_; }
 

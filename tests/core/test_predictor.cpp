@@ -185,11 +185,11 @@ TEST(Predictor, PredictorsOnOneModelFromManyThreadsAgreeWithOneAloneAndLeaveTheM
     }
   }
   before.expectSame(*shared->model.ptr());
-  // Precisions that need their own weights have them; the others run the shared module.
+  // INT8 runs a module of its own (sharing the loaded tensors); the others run the loaded module.
   for (const auto& o : options) {
     auto p = predict::Predictor::open(shared, o);
     ASSERT_TRUE(p.isOk());
-    EXPECT_EQ(p.value()->session().sharesWeights(), o.session.precision != tensor::Precision::INT8);
+    EXPECT_EQ(p.value()->session().usesLoadedModule(), o.session.precision != tensor::Precision::INT8);
   }
   // Not a no-op: the predictions differ between precisions and are finite.
   size_t ok = 0;
@@ -209,11 +209,11 @@ TEST(Predictor, SwitchingPrecisionKeepsTheSharedModelAsItWas) {
   const auto input = records(16);
   const auto fp32 = p.value()->predict(input);
   ASSERT_TRUE(p.value()->session().setPrecision(tensor::Precision::INT8).isOk());
-  EXPECT_FALSE(p.value()->session().sharesWeights());
+  EXPECT_FALSE(p.value()->session().usesLoadedModule());
   const auto int8 = p.value()->predict(input);
   before.expectSame(*shared->model.ptr());
   ASSERT_TRUE(p.value()->session().setPrecision(tensor::Precision::FP32).isOk());
-  EXPECT_TRUE(p.value()->session().sharesWeights());
+  EXPECT_TRUE(p.value()->session().usesLoadedModule());
   const auto again = p.value()->predict(input);
   for (size_t i = 0; i < fp32.size(); ++i) {
     ASSERT_TRUE(fp32[i].status.isOk());
