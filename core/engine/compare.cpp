@@ -9,11 +9,9 @@
 #include <map>
 #include <sstream>
 
-#include "common/atomic_file.h"
-#include "common/json_writer.h"
+#include "common/named_enum.h"
 #include "data/batch_planner.h"
 #include "tensor/collate.h"
-#include "data/csv_writer.h"
 #include "engine/activation_checkpoint.h"
 #include "engine/inference_session.h"
 #include "model/checkpoint.h"
@@ -145,13 +143,13 @@ Outputs trainPass(model::LoadedModel& m, const std::vector<const graph::Featuriz
 
 }  // namespace
 
-const char* workloadName(Workload w) { return w == Workload::Train ? "train" : "inference"; }
+namespace {
+constexpr NameTable<Workload, 2> kWorkloads{{Workload::Inference, "inference"}, {Workload::Train, "train"}};
+}  // namespace
 
-Result<Workload> parseWorkload(const std::string& name) {
-  if (name == "inference") return Workload::Inference;
-  if (name == "train") return Workload::Train;
-  return Status(StatusCode::InvalidArgument, "unknown workload '" + name + "' (inference or train)");
-}
+const char* workloadName(Workload w) { return nameIn(kWorkloads, w); }
+
+Result<Workload> parseWorkload(const std::string& name) { return parseIn(kWorkloads, name, "workload"); }
 
 std::string CompareMode::label() const {
   std::ostringstream out;
