@@ -141,6 +141,71 @@ Outputs trainPass(model::LoadedModel& m, const std::vector<const graph::Featuriz
   return out;
 }
 
+// What every mode of one comparison shares.
+struct Run {
+  const model::LoadedModel& model;
+  const std::vector<const graph::Featurized*>& molecules;
+  const CompareOptions& options;
+  const SessionOptions& session;  // device and threads; FP32
+  const graph::CollateOptions& collate;
+  const torch::Device& device;
+  Memory& memory;
+  const CompareCallbacks& cb;
+};
+
+// Warm-up, then `repeats` timed inference passes through a session in the mode's precision.
+Outputs timeInference(const Run& run, const CompareMode& mode, ModeResult& r, std::vector<double>& times) {
+  SessionOptions mo = run.session;
+  mo.precision = mode.precision;
+  mo.plan.max_batch_size = mode.batch_size;
+  auto session = InferenceSession::create(run.model, mo);
+  if (!session.isOk()) {
+    r.status = session.status();
+    return {};
+  }
+  Outputs got;
+  for (int w = 0; w < run.options.warmup; ++w) (void)session.value()->predict(run.molecules);
+  for (int rep = 0; rep < std::max(1, run.options.repeats); ++rep) {
+    run.memory.start(r);
+    const auto t0 = Clock::now();
+    got = inferencePass(*session.value(), run.molecules, run.memory, r, run.cb);
+    compat::synchronize(run.device.type());
+    times.push_back(seconds(t0, Clock::now()));
+    run.memory.finish(r);
+  }
+  return got;
+}
+
+// Timed as in fine-tuning (training mode: dropout on, its masks stored) on a copy of the weights,
+// so training mode and gradients stay in it; the outputs for the accuracy comparison come from one
+// more pass with dropout off.
+Outputs timeTraining(const Run& run, const CompareMode& mode, ModeResult& r, std::vector<double>& times) {
+  model::LoadedModel m = run.model;
+  m.model = model::Graphormer(run.model.model->copyAs(torch::kFloat, run.device));
+  m.model->train();
+  for (int w = 0; w < run.options.warmup; ++w) (void)trainPass(m, run.molecules, mode, run.device, run.collate, run.memory, r, run.cb);
+  for (int rep = 0; rep < std::max(1, run.options.repeats); ++rep) {
+    run.memory.start(r);
+    const auto t0 = Clock::now();
+    (void)trainPass(m, run.molecules, mode, run.device, run.collate, run.memory, r, run.cb);
+    times.push_back(seconds(t0, Clock::now()));
+    run.memory.finish(r);
+  }
+  m.model->eval();
+  ModeResult scratch;
+  return trainPass(m, run.molecules, mode, run.device, run.collate, run.memory, scratch, run.cb);
+}
+
+// Whether the mode can run here: the precision on the device, and the workload's own limits.
+Status modeAvailable(const CompareMode& mode, const CompareOptions& options, const torch::Device& device) {
+  if (Status s = tensor::precisionAvailable(mode.precision, options.device); !s.isOk()) return s;
+  if (options.workload == Workload::Train && mode.precision == tensor::Precision::INT8)
+    return Status(StatusCode::InvalidArgument, "int8 is an inference mode: its weights have no gradients");
+  if (options.workload == Workload::Train && mode.precision == tensor::Precision::FP16 && !device.is_cuda())
+    return Status(StatusCode::InvalidArgument, "fp16 needs CUDA");
+  return Status::ok();
+}
+
 }  // namespace
 
 namespace {
@@ -236,6 +301,7 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
   Memory memory;
   memory.tracker = cb.memory ? cb.memory : std::make_shared<tensor::TensorMemoryTracker>();
   memory.cuda_device = device.is_cuda() ? device.index() < 0 ? 0 : device.index() : -1;
+  const Run run{model, molecules, options, so, collate, device, memory, cb};
   std::vector<ModeResult> results;
   for (size_t k = 0; k < options.modes.size(); ++k) {
     if (cb.cancelled && cb.cancelled()) return Status(StatusCode::Cancelled, "comparison cancelled");
@@ -245,11 +311,7 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
     r.mode = mode;
     r.workload = options.workload;
     r.molecules = static_cast<int64_t>(molecules.size());
-    r.status = tensor::precisionAvailable(mode.precision, options.device);
-    if (r.status.isOk() && options.workload == Workload::Train && mode.precision == tensor::Precision::INT8)
-      r.status = Status(StatusCode::InvalidArgument, "int8 is an inference mode: its weights have no gradients");
-    if (r.status.isOk() && options.workload == Workload::Train && mode.precision == tensor::Precision::FP16 && !device.is_cuda())
-      r.status = Status(StatusCode::InvalidArgument, "fp16 needs CUDA");
+    r.status = modeAvailable(mode, options, device);
     const Outputs* ref = nullptr;
     if (r.status.isOk()) {
       auto got_ref = reference(mode.batch_size);
@@ -264,42 +326,7 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
     std::vector<double> times;
     Outputs got;
     try {
-      if (options.workload == Workload::Inference) {
-        SessionOptions mo = so;
-        mo.precision = mode.precision;
-        mo.plan.max_batch_size = mode.batch_size;
-        auto session = InferenceSession::create(model, mo);
-        if (!session.isOk()) {
-          r.status = session.status();
-        } else {
-          for (int w = 0; w < options.warmup; ++w) (void)session.value()->predict(molecules);
-          for (int rep = 0; rep < std::max(1, options.repeats); ++rep) {
-            memory.start(r);
-            const auto t0 = Clock::now();
-            got = inferencePass(*session.value(), molecules, memory, r, cb);
-            compat::synchronize(device.type());
-            times.push_back(seconds(t0, Clock::now()));
-            memory.finish(r);
-          }
-        }
-      } else {
-        // Timed as in fine-tuning (training mode: dropout on, its masks stored); the outputs for
-        // the accuracy comparison come from one more pass with dropout off.
-        model::LoadedModel m = model;  // a copy of the weights: training mode and gradients stay in it
-        m.model = model::Graphormer(model.model->copyAs(torch::kFloat, device));
-        m.model->train();
-        for (int w = 0; w < options.warmup; ++w) (void)trainPass(m, molecules, mode, device, collate, memory, r, cb);
-        for (int rep = 0; rep < std::max(1, options.repeats); ++rep) {
-          memory.start(r);
-          const auto t0 = Clock::now();
-          (void)trainPass(m, molecules, mode, device, collate, memory, r, cb);
-          times.push_back(seconds(t0, Clock::now()));
-          memory.finish(r);
-        }
-        m.model->eval();
-        ModeResult scratch;
-        got = trainPass(m, molecules, mode, device, collate, memory, scratch, cb);
-      }
+      got = options.workload == Workload::Inference ? timeInference(run, mode, r, times) : timeTraining(run, mode, r, times);
     } catch (const c10::Error& e) {
       r.status = Status(StatusCode::Internal, std::string(e.what_without_backtrace()).substr(0, 300));
     } catch (const std::bad_alloc&) {
