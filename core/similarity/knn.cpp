@@ -1,9 +1,9 @@
 #include "similarity/knn.h"
 
-#include <algorithm>
+#include "similarity/fingerprint_index.h"
+
 #include <cmath>
 #include <limits>
-#include <utility>
 
 namespace gs::similarity {
 namespace {
@@ -17,15 +17,16 @@ std::vector<double> knnPredict(const std::vector<const BitFingerprint*>& train_x
     if (i < train_y.size() && std::isfinite(train_y[i]) && train_x[i]) usable.push_back(i);
   std::vector<double> out(query.size(), kNaN);
   if (usable.empty() || k <= 0) return out;
-  const size_t kk = std::min<size_t>(static_cast<size_t>(k), usable.size());
-  std::vector<std::pair<double, size_t>> sims(usable.size());
+  std::vector<BitFingerprint> references;
+  references.reserve(usable.size());
+  for (size_t i : usable) references.push_back(*train_x[i]);
+  const FingerprintIndex index(std::move(references));
   for (size_t q = 0; q < query.size(); ++q) {
     if (!query[q]) continue;
-    for (size_t j = 0; j < usable.size(); ++j) sims[j] = {-tanimoto(*query[q], *train_x[usable[j]]), usable[j]};
-    std::partial_sort(sims.begin(), sims.begin() + static_cast<std::ptrdiff_t>(kk), sims.end());
+    const auto nearest = index.nearest(*query[q], k);
     double sum = 0;
-    for (size_t j = 0; j < kk; ++j) sum += train_y[sims[j].second];
-    out[q] = sum / double(kk);
+    for (const auto& n : nearest) sum += train_y[usable[static_cast<size_t>(n.index)]];
+    out[q] = sum / double(nearest.size());
   }
   return out;
 }

@@ -1,0 +1,83 @@
+// similarity/fingerprint_index.h: exact top-k Tanimoto with BitBound pruning agrees with a brute
+// force scan (similarities, order, ties by index) on fingerprints of many densities.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "similarity/fingerprint_index.h"
+#include "similarity/knn.h"
+
+namespace gs {
+namespace {
+
+similarity::BitFingerprint randomFingerprint(std::mt19937_64& rng, double density) {
+  similarity::BitFingerprint f;
+  f.words.assign(32, 0);  // 2,048 bits
+  for (int b = 0; b < 2048; ++b)
+    if (double(rng() >> 11) / 9007199254740992.0 < density) {
+      f.words[b / 64] |= uint64_t{1} << (b % 64);
+      ++f.on_bits;
+    }
+  return f;
+}
+
+std::vector<similarity::Neighbour> bruteForce(const std::vector<similarity::BitFingerprint>& refs,
+                                              const similarity::BitFingerprint& q, int k) {
+  std::vector<similarity::Neighbour> all;
+  for (size_t i = 0; i < refs.size(); ++i) all.push_back({static_cast<int64_t>(i), similarity::tanimoto(q, refs[i])});
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.similarity > b.similarity; });
+  all.resize(std::min<size_t>(all.size(), static_cast<size_t>(k)));
+  return all;
+}
+
+TEST(FingerprintIndex, TopKAgreesWithBruteForceIncludingTies) {
+  std::mt19937_64 rng(5);
+  std::vector<similarity::BitFingerprint> refs;
+  for (int i = 0; i < 1500; ++i) refs.push_back(randomFingerprint(rng, 0.005 + 0.05 * double(i % 10) / 10.0));
+  for (int i = 0; i < 40; ++i) refs.push_back(refs[static_cast<size_t>(i * 7)]);  // exact duplicates: ties
+  refs.push_back(similarity::BitFingerprint{std::vector<uint64_t>(32, 0), 0});    // an empty one
+  const similarity::FingerprintIndex index(refs);
+  ASSERT_EQ(index.size(), static_cast<int64_t>(refs.size()));
+  std::vector<similarity::BitFingerprint> queries;
+  for (int i = 0; i < 30; ++i) queries.push_back(randomFingerprint(rng, 0.002 + 0.06 * double(i) / 30.0));
+  for (int i = 0; i < 10; ++i) queries.push_back(refs[static_cast<size_t>(i * 7)]);  // has a duplicate
+  queries.push_back(similarity::BitFingerprint{std::vector<uint64_t>(32, 0), 0});
+  for (int k : {1, 5, 20}) {
+    for (size_t q = 0; q < queries.size(); ++q) {
+      const auto got = index.nearest(queries[q], k), want = bruteForce(refs, queries[q], k);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t j = 0; j < want.size(); ++j) {
+        EXPECT_EQ(got[j].index, want[j].index) << "query " << q << " k " << k << " rank " << j;
+        EXPECT_DOUBLE_EQ(got[j].similarity, want[j].similarity);
+      }
+    }
+  }
+  EXPECT_EQ(index.nearest(queries[0], 0).size(), 0u);
+  EXPECT_EQ(similarity::FingerprintIndex().nearest(queries[0], 3).size(), 0u);
+}
+
+TEST(FingerprintIndex, KnnPredictionIsTheMeanOfTheNearestLabelledNeighbours) {
+  std::mt19937_64 rng(9);
+  std::vector<similarity::BitFingerprint> refs;
+  for (int i = 0; i < 50; ++i) refs.push_back(randomFingerprint(rng, 0.03));
+  std::vector<const similarity::BitFingerprint*> train;
+  std::vector<float> y;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    train.push_back(&refs[i]);
+    y.push_back(i == 3 ? std::nanf("") : float(i));  // a missing label is skipped
+  }
+  const auto q = refs[3];
+  const auto got = similarity::knnPredict(train, y, {&q, nullptr}, 2);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_TRUE(std::isnan(got[1]));
+  std::vector<similarity::BitFingerprint> labelled;
+  std::vector<int> label_of;
+  for (size_t i = 0; i < refs.size(); ++i)
+    if (i != 3) labelled.push_back(refs[i]), label_of.push_back(static_cast<int>(i));
+  const auto nn = bruteForce(labelled, q, 2);
+  EXPECT_DOUBLE_EQ(got[0], (label_of[nn[0].index] + label_of[nn[1].index]) / 2.0);
+}
+
+}  // namespace
+}  // namespace gs
