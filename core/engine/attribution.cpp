@@ -290,21 +290,6 @@ void rolloutAttributions(model::LoadedModel& lm, const std::vector<const graph::
     out[batch.members[b]].prediction = lm.metadata.denormalize(output, y[static_cast<int64_t>(b)][output].item<double>());
 }
 
-std::vector<double> ranks(const std::vector<double>& v) {
-  std::vector<size_t> order(v.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
-  std::vector<double> r(v.size());
-  for (size_t i = 0; i < order.size();) {
-    size_t j = i;
-    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
-    const double avg = 0.5 * double(i + j) + 1.0;
-    for (size_t k = i; k <= j; ++k) r[order[k]] = avg;
-    i = j + 1;
-  }
-  return r;
-}
-
 }  // namespace
 
 namespace {
@@ -387,20 +372,6 @@ Result<std::vector<Attribution>> attribute(const model::LoadedModel& model, cons
     for (int i : eligible)
       if (out[i].atoms.empty() && out[i].status.isOk()) out[i].status = Status(StatusCode::Cancelled, "explanation cancelled");
   return out;
-}
-
-double spearman(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size() || a.size() < 2) return std::numeric_limits<double>::quiet_NaN();
-  const auto ra = ranks(a), rb = ranks(b);
-  const double n = double(a.size());
-  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / n, mb = std::accumulate(rb.begin(), rb.end(), 0.0) / n;
-  double sab = 0, saa = 0, sbb = 0;
-  for (size_t i = 0; i < ra.size(); ++i) {
-    sab += (ra[i] - ma) * (rb[i] - mb);
-    saa += (ra[i] - ma) * (ra[i] - ma);
-    sbb += (rb[i] - mb) * (rb[i] - mb);
-  }
-  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace gs::engine

@@ -83,7 +83,5 @@ struct AttributionCallbacks {
 Result<std::vector<Attribution>> attribute(const model::LoadedModel& model, const std::vector<const graph::Featurized*>& molecules,
                                          const AttributionOptions& options, const AttributionCallbacks& callbacks = {});
 
-// Spearman rank correlation (average ranks for ties); NaN for fewer than two values.
-double spearman(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace gs::engine

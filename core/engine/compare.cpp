@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/named_enum.h"
+#include "common/stats.h"
 #include "data/batch_planner.h"
 #include "tensor/collate.h"
 #include "engine/activation_checkpoint.h"
@@ -24,12 +25,6 @@ using Clock = std::chrono::steady_clock;
 using Outputs = std::vector<std::vector<float>>;  // per molecule; empty = no prediction
 
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
 
 Outputs toOutputs(const std::vector<Prediction>& p) {
   Outputs out(p.size());
@@ -333,7 +328,7 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
       r.status = Status(StatusCode::OutOfMemory, "not enough memory");
     }
     if (r.status.isOk()) {
-      const double t = median(times);
+      const double t = stats::median(times);  // times is never empty here (repeats >= 1)
       r.ms_per_molecule = 1000.0 * t / double(molecules.size());
       r.molecules_per_s = t > 0 ? double(molecules.size()) / t : 0;
       deltas(*ref, got, r);

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/model_fixture.h"
+#include "common/stats.h"
 #include "engine/attribution.h"
 #include "model/checkpoint.h"
 
@@ -230,10 +231,10 @@ TEST(Explain, CancelPartWayMarksTheBatchAndLeavesTheWeightsAlone) {
 }
 
 TEST(Explain, SpearmanHandlesTies) {
-  EXPECT_NEAR(engine::spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0, 1e-12);
-  EXPECT_NEAR(engine::spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0, 1e-12);
-  EXPECT_NEAR(engine::spearman({0, 0, 1, 1}, {0, 0, 5, 5}), 1.0, 1e-12);
-  EXPECT_TRUE(std::isnan(engine::spearman({1}, {1})));
+  EXPECT_NEAR(stats::spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0, 1e-12);
+  EXPECT_NEAR(stats::spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0, 1e-12);
+  EXPECT_NEAR(stats::spearman({0, 0, 1, 1}, {0, 0, 5, 5}), 1.0, 1e-12);
+  EXPECT_TRUE(std::isnan(stats::spearman({1}, {1})));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "chem/descriptors.h"
 #include "chem/featurize.h"
+#include "common/stats.h"
 #include "engine/attribution.h"
 #include "engine/trainer.h"
 
@@ -109,8 +110,8 @@ TEST(TrainTpsa, ShortRunBeatsTheMeanPredictorClearly) {
         EXPECT_LT(std::abs(r.completeness_gap), 0.05);
       }
     }
-    g.all = engine::spearman(ours, rdkit);
-    g.heteroatoms = engine::spearman(hetero_ours, hetero_rdkit);
+    g.all = stats::spearman(ours, rdkit);
+    g.heteroatoms = stats::spearman(hetero_ours, hetero_rdkit);
     std::printf("[ measured ] %s baseline: Spearman all %zu atoms %.3f, %zu heteroatoms %.3f; worst completeness gap %.3f %%\n",
                 engine::baselineName(kind), ours.size(), g.all, hetero_ours.size(), g.heteroatoms, 100 * g.worst_gap);
     return g;
