@@ -49,6 +49,4 @@ void ModelCardView::showError(const QString& message) {
   label_->setText(tr("<b>No model loaded</b><br>%1").arg(message.toHtmlEscaped()));
 }
 
-QString ModelCardView::text() const { return label_->text(); }
-
 }  // namespace gs::ui

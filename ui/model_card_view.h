@@ -18,7 +18,6 @@ class ModelCardView final : public QGroupBox {
   void showLoading(const QString& path);  // "" = the bundled default model
   void showCard(const ModelCard& card);
   void showError(const QString& message);
-  QString text() const;
 
  Q_SIGNALS:
   void openRequested();

@@ -17,10 +17,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), pa
   device_ = new QComboBox;
   device_->addItems(InferenceWorker::devices());
   precision_ = new QComboBox;
-  connect(device_, &QComboBox::currentIndexChanged, this, [this] {
-    refreshPrecisions();
-    Q_EMIT deviceChanged(device_->currentText());
-  });
+  connect(device_, &QComboBox::currentIndexChanged, this, [this] { refreshPrecisions(); });
   refreshPrecisions();
   batch_ = new QSpinBox;
   batch_->setRange(1, 4096);

@@ -24,9 +24,6 @@ class SettingsPanel final : public QGroupBox {
   void restore();
   void save() const;
 
- Q_SIGNALS:
-  void deviceChanged(const QString& device);
-
  private:
   void refreshPrecisions();
 

@@ -47,7 +47,6 @@ class Predictor {
 
   const PredictorOptions& options() const { return options_; }
   const model::LoadedModel& model() const { return *model_; }
-  std::shared_ptr<const model::LoadedModel> sharedModel() const { return model_; }
   engine::InferenceSession& session() { return *session_; }
   const engine::InferenceSession& session() const { return *session_; }
   int numOutputs() const;
