@@ -1,5 +1,6 @@
 // graphormer-cli: argument parsing only; every command runs in core/jobs, flag groups are read
 // in cli_options.cpp.
+#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -129,8 +130,9 @@ int predictCommand(int argc, char** argv) {
   std::string error;
   gs::jobs::PredictJobOptions options;
   const FlagSet flags = FlagSet{{"--input", "--output"}, {"--quiet"}} + gs::app::modelFlags() + gs::app::inputFlags() +
-                        gs::app::collationFlags();
+                        gs::app::collationFlags() + gs::app::trustFlags();
   if (!gs::app::parseFlags(args, argc, argv, flags, &error) || !gs::app::readModelFlags(args, {}, &options.predictor, &error) ||
+      !gs::app::readTrustFlags(args, &options.predictor, &error) ||
       !gs::app::readInputFlags(args, &options.reader, &options.predictor, &error) ||
       !gs::app::readCollationFlags(args, &options.predictor.session, &error))
     return fail(error);
@@ -144,6 +146,10 @@ int predictCommand(int argc, char** argv) {
   if (!summary.isOk()) return fail(summary.status().toString());
   const auto& record = summary->record;
   for (const auto& note : summary->notes) std::cerr << "\nnote: " << note;
+  if (!record.trust_note.empty()) std::cerr << "\nnote: " << record.trust_note;
+  else
+    std::cerr << "\ntrust: " << record.confidence * 100 << " % intervals from " << record.calibration_rows
+              << " calibration molecules, ensemble of " << record.trust_members + 1 << " (" << record.trust_path << ")";
   if (record.out_of_memory_retries > 0)
     std::cerr << "\nnote: " << record.out_of_memory_retries << " batch(es) ran out of memory and were retried in halves";
   std::cerr << "\npredict: " << summary->rows << " rows in " << summary->seconds << " s";
@@ -189,7 +195,8 @@ int trainCommand(int argc, char** argv) {
   std::string error;
   const FlagSet own{{"--input", "--targets", "--output", "--preset", "--layers", "--dim", "--heads", "--ffn", "--epochs", "--lr",
                      "--checkpoint-ratio", "--loss", "--patience", "--freeze-layers", "--lora-rank", "--lora-alpha",
-                     "--warmup", "--weight-decay", "--clip-norm", "--schedule", "--units", "--description"},
+                     "--warmup", "--weight-decay", "--clip-norm", "--schedule", "--units", "--description", "--snapshots",
+                     "--snapshot-epochs", "--snapshot-lr"},
                     {"--reset-head", "--resume"}};
   gs::app::ModelFlagRules rules;
   rules.memory_budget = false;
@@ -200,7 +207,9 @@ int trainCommand(int argc, char** argv) {
   auto& t = o.train;
   if (!gs::app::parseFlags(args, argc, argv, own + gs::app::modelFlags() + gs::app::inputFlags() + gs::app::splitFlags(), &error) ||
       !gs::app::readModelFlags(args, rules, &po, &error) || !gs::app::readInputFlags(args, &o.reader, &po, &error) ||
-      !gs::app::readSplitFlags(args, &o.split, &error) || !readArchitecture(args, &o.config, &error) || !readTrainOptions(args, &t, &error))
+      !gs::app::readSplitFlags(args, &o.split, &error) || !readArchitecture(args, &o.config, &error) || !readTrainOptions(args, &t, &error) ||
+      !args.getInt("--snapshots", 5, 0, 100, &o.snapshots, &error) || !args.getInt("--snapshot-epochs", 2, 1, 1000, &o.snapshot_epochs, &error) ||
+      !args.getDouble("--snapshot-lr", 0.0, 1.0, &o.snapshot_lr, &error))
     return fail(error);
   o.input = args.get("--input");
   o.output_dir = args.get("--output");
@@ -225,7 +234,7 @@ int trainCommand(int argc, char** argv) {
   auto summary = gs::jobs::runTrain(o, callbacks);
   if (!summary.isOk()) return fail(summary.status().toString());
   std::cerr << "train: " << summary->rows << " rows; " << summary->train << " train, " << summary->valid << " valid, "
-            << summary->test << " test";
+            << summary->calibration << " calibration, " << summary->test << " test";
   for (const auto& [why, count] : summary->skipped) std::cerr << "; skipped " << count << " " << why;
   std::cerr << "\nbest epoch " << summary->training.best_epoch;
   for (size_t j = 0; j < o.targets.size(); ++j) {
@@ -233,6 +242,13 @@ int trainCommand(int argc, char** argv) {
     if (j < summary->test_mae.size()) std::cerr << ", test MAE " << summary->test_mae[j];
   }
   std::cerr << "\nwrote " << summary->model_path << "\n";
+  if (!summary->trust_path.empty())
+    std::cerr << "trust: " << summary->calibration << " calibration molecules (90 % intervals need >= 9; coverage of one "
+              << "calibration set scatters about +-" << std::sqrt(0.09 / double(std::max<int64_t>(1, summary->calibration)))
+              << "), ensemble of " << summary->snapshots + 1 << ", sigma's distance share " << summary->distance_share
+              << ", 90 % multiplier " << summary->q90 << "\nwrote " << summary->trust_path << "\n";
+  else
+    std::cerr << "note: no calibration fold (--calibration-fraction 0): the model has no trust data\n";
   return 0;
 }
 
@@ -240,8 +256,10 @@ int evaluateCommand(int argc, char** argv) {
   CliArgs args;
   std::string error;
   gs::jobs::EvaluateJobOptions o;
-  const FlagSet flags = FlagSet{{"--input", "--targets"}, {}} + gs::app::modelFlags() + gs::app::inputFlags() + gs::app::splitFlags();
+  const FlagSet flags = FlagSet{{"--input", "--targets"}, {}} + gs::app::modelFlags() + gs::app::inputFlags() + gs::app::splitFlags() +
+                        gs::app::trustFlags();
   if (!gs::app::parseFlags(args, argc, argv, flags, &error) || !gs::app::readModelFlags(args, {}, &o.predictor, &error) ||
+      !gs::app::readTrustFlags(args, &o.predictor, &error) ||
       !gs::app::readInputFlags(args, &o.reader, &o.predictor, &error) || !gs::app::readSplitFlags(args, &o.split, &error))
     return fail(error);
   o.input = args.get("--input");

@@ -24,7 +24,18 @@ FlagSet inputFlags() {
 
 FlagSet collationFlags() { return {{"--convention", "--spatial-pos-max"}, {"--no-bucketing"}}; }
 
-FlagSet splitFlags() { return {{"--split", "--seed", "--valid-fraction", "--test-fraction"}, {}}; }
+FlagSet splitFlags() {
+  return {{"--split", "--seed", "--valid-fraction", "--test-fraction", "--calibration-fraction", "--cluster-similarity"}, {}};
+}
+
+FlagSet trustFlags() { return {{"--confidence"}, {"--no-trust", "--strip-salts"}}; }
+
+bool readTrustFlags(const CliArgs& args, predict::PredictorOptions* out, std::string* error) {
+  out->trust = !args.has("--no-trust");
+  out->strip_salts = args.has("--strip-salts");
+  if (!args.getDouble("--confidence", 0.01, 0.999, &out->confidence, error)) return false;
+  return true;
+}
 
 bool readModelFlags(const CliArgs& args, const ModelFlagRules& rules, predict::PredictorOptions* out, std::string* error) {
   auto& s = out->session;
@@ -78,7 +89,9 @@ bool readSplitFlags(const CliArgs& args, data::SplitOptions* split, std::string*
   int seed = 0;
   if (!args.getInt("--seed", 0, 0, 1 << 30, &seed, error) ||
       !args.getDouble("--valid-fraction", 0.0, 0.9, &split->valid_fraction, error) ||
-      !args.getDouble("--test-fraction", 0.0, 0.9, &split->test_fraction, error))
+      !args.getDouble("--test-fraction", 0.0, 0.9, &split->test_fraction, error) ||
+      !args.getDouble("--calibration-fraction", 0.0, 0.9, &split->calib_fraction, error) ||
+      !args.getDouble("--cluster-similarity", 0.05, 1.0, &split->cluster_similarity, error))
     return false;
   split->seed = static_cast<uint64_t>(seed);
   return true;

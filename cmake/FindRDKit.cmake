@@ -5,7 +5,7 @@ find_path(RDKit_INCLUDE_DIR GraphMol/ROMol.h PATH_SUFFIXES rdkit)
 find_package(Boost REQUIRED)
 set(_rdkit_components RDGeneral RDGeometryLib DataStructs GraphMol SmilesParse FileParsers
     SubstructMatch Depictor MolDraw2D Descriptors Fingerprints ChemTransforms MolTransforms
-    DistGeometry DistGeomHelpers ForceField ForceFieldHelpers RDStreams)
+    DistGeometry DistGeomHelpers ForceField ForceFieldHelpers RDStreams MolStandardize)
 set(RDKit_LIBRARIES "")
 foreach(_c IN LISTS _rdkit_components)
   find_library(RDKit_${_c}_LIBRARY NAMES RDKit${_c})

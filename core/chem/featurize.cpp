@@ -36,6 +36,23 @@ graph::Featurized featurizeMolecule(const RDKit::ROMol& mol, int multi_hop_max_d
   return f;
 }
 
+namespace {
+
+// Replaces a multi-fragment molecule by its parent and says so in the row's note.
+void stripSalts(ParsedMolecule& parsed, MoleculeRow& row) {
+  std::vector<std::string> removed;
+  MolPtr parent = largestFragment(*parsed.mol, &removed);
+  if (!parent || removed.empty()) return;
+  std::string note = "salt stripped: removed ";
+  for (size_t i = 0; i < removed.size(); ++i) note += (i ? "." : "") + removed[i];
+  row.note = note;
+  parsed.mol = std::move(parent);
+  parsed.num_atoms = static_cast<int>(parsed.mol->getNumAtoms());
+  row.num_atoms = parsed.num_atoms;
+}
+
+}  // namespace
+
 MoleculeRow featurizeRecord(const data::RawRecord& record, const FeaturizeOptions& options) {
   MoleculeRow row;
   row.row = record.row;
@@ -51,6 +68,7 @@ MoleculeRow featurizeRecord(const data::RawRecord& record, const FeaturizeOption
   row.num_atoms = parsed.num_atoms;
   if (!parsed.status.isOk()) return row;
   try {
+    if (options.strip_salts) stripSalts(parsed, row);
     if (options.canonical_smiles || record.kind == data::RecordKind::MolBlock)
       row.canonical = canonicalSmiles(parsed.mol.get());
     if (record.kind == data::RecordKind::MolBlock) row.input = row.canonical;
@@ -60,6 +78,7 @@ MoleculeRow featurizeRecord(const data::RawRecord& record, const FeaturizeOption
     row.features.reset();
     return row;
   }
+  if (options.domain) row.domain = domainFeatures(*parsed.mol);
   if (options.keep_molecule) row.mol = std::move(parsed.mol);
   return row;
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bundle/config.h"
+#include "chem/domain.h"
 #include "chem/molecule.h"
 #include "chem/ogb_features.h"
 #include "data/record.h"
@@ -20,6 +21,10 @@ struct FeaturizeOptions {
   // Canonical (default): a molecule gets the same graph however its SMILES orders the atoms;
   // AsWritten reproduces OGB / the Python reference exactly.
   AtomOrder atom_order = AtomOrder::Canonical;
+  // Predict the parent of a salt or mixture (largest organic fragment; chem/domain.h). The row's
+  // note names what was removed; its canonical SMILES is the parent's.
+  bool strip_salts = false;
+  bool domain = false;  // compute DomainFeatures (trust)
 
   // The featurization a model reads: edge paths cut at its multi_hop_max_dist. The one place that
   // rule lives (predictors, train and evaluate use it).
@@ -38,6 +43,7 @@ struct MoleculeRow : data::RowIdentity {
   std::optional<graph::Featurized> features;  // set iff status is ok
   std::vector<int> atom_of_node;  // graph node k is atom atom_of_node[k] of the parsed molecule
   MolPtr mol;                    // only with keep_molecule
+  std::optional<DomainFeatures> domain;  // only with FeaturizeOptions::domain, when parsed
 };
 
 // atom_of_node (optional) receives, for each graph node, the index of its atom in `mol`.

@@ -27,6 +27,7 @@ struct RowIdentity {
   std::string input;      // SMILES as given (SDF: the canonical SMILES)
   std::string canonical;  // "" when the molecule could not be read
   Status status;
+  std::string note;       // what was done to an ok row's molecule (e.g. a salt stripped); "" = nothing
 };
 
 }  // namespace gs::data

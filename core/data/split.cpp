@@ -4,62 +4,87 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <unordered_map>
 
+#include "common/json_writer.h"
 #include "common/named_enum.h"
 
 namespace gs::data {
 
 namespace {
-constexpr NameTable<SplitKind, 2> kSplitKinds = {{SplitKind::Random, "random"}, {SplitKind::Scaffold, "scaffold"}};
-constexpr NameTable<Subset, 3> kSubsets = {{Subset::Train, "train"}, {Subset::Valid, "valid"}, {Subset::Test, "test"}};
+constexpr NameTable<SplitKind, 3> kSplitKinds = {
+    {SplitKind::Random, "random"}, {SplitKind::Scaffold, "scaffold"}, {SplitKind::Cluster, "cluster"}};
+constexpr NameTable<Subset, 4> kSubsets = {
+    {Subset::Train, "train"}, {Subset::Valid, "valid"}, {Subset::Test, "test"}, {Subset::Calib, "calibration"}};
+
+// Groups in order of first appearance, so the result does not depend on hash order.
+std::vector<std::vector<size_t>> groupsOf(const std::vector<std::string>& keys) {
+  std::unordered_map<std::string, size_t> group_of;
+  std::vector<std::vector<size_t>> groups;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto [it, fresh] = group_of.emplace(keys[i], groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  return groups;
+}
+
 }  // namespace
+
+std::string splitJson(const SplitOptions& o) {
+  std::ostringstream out;
+  JsonWriter w(out);
+  w.beginObject().field("split", splitKindName(o.kind)).field("seed", static_cast<int64_t>(o.seed))
+      .field("valid_fraction", o.valid_fraction).field("test_fraction", o.test_fraction)
+      .field("calib_fraction", o.calib_fraction).field("cluster_similarity", o.cluster_similarity).endObject();
+  return out.str();
+}
 
 const char* splitKindName(SplitKind kind) { return nameIn(kSplitKinds, kind); }
 Result<SplitKind> parseSplitKind(const std::string& name) { return parseIn(kSplitKinds, name, "split"); }
 const char* subsetName(Subset subset) { return nameIn(kSubsets, subset); }
 
-Result<std::vector<Subset>> splitDataset(size_t n, const SplitOptions& o, const std::vector<std::string>& scaffolds) {
-  if (!(o.valid_fraction >= 0 && o.test_fraction >= 0 && o.valid_fraction + o.test_fraction < 1))
-    return Status(StatusCode::InvalidArgument, "validation and test fractions must be >= 0 and sum to less than 1");
-  const auto n_test = static_cast<size_t>(std::llround(o.test_fraction * double(n)));
-  const auto n_valid = static_cast<size_t>(std::llround(o.valid_fraction * double(n)));
+Result<std::vector<Subset>> splitDataset(size_t n, const SplitOptions& o, const std::vector<std::string>& keys) {
+  if (!(o.valid_fraction >= 0 && o.test_fraction >= 0 && o.calib_fraction >= 0 &&
+        o.valid_fraction + o.test_fraction + o.calib_fraction < 1))
+    return Status(StatusCode::InvalidArgument, "validation, calibration and test fractions must be >= 0 and sum to less than 1");
+  const auto count = [n](double f) { return static_cast<size_t>(std::llround(f * double(n))); };
+  const size_t n_test = count(o.test_fraction), n_valid = count(o.valid_fraction), n_calib = count(o.calib_fraction);
   std::vector<Subset> out(n, Subset::Train);
   std::mt19937_64 rng(o.seed);
   if (o.kind == SplitKind::Random) {
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), rng);
-    for (size_t k = 0; k < n; ++k) out[order[k]] = k < n_test ? Subset::Test : k < n_test + n_valid ? Subset::Valid : Subset::Train;
+    for (size_t k = 0; k < n; ++k)
+      out[order[k]] = k < n_test                     ? Subset::Test
+                      : k < n_test + n_valid           ? Subset::Valid
+                      : k < n_test + n_valid + n_calib ? Subset::Calib
+                                                       : Subset::Train;
     return out;
   }
-  if (scaffolds.size() != n) return Status(StatusCode::InvalidArgument, "the scaffold split needs one scaffold per molecule");
-  // Groups in order of first appearance, so the result does not depend on hash order.
-  std::unordered_map<std::string, size_t> group_of;
-  std::vector<std::vector<size_t>> groups;
-  for (size_t i = 0; i < n; ++i) {
-    auto [it, fresh] = group_of.emplace(scaffolds[i], groups.size());
-    if (fresh) groups.emplace_back();
-    groups[it->second].push_back(i);
-  }
+  if (keys.size() != n) return Status(StatusCode::InvalidArgument, std::string("the ") + splitKindName(o.kind) + " split needs one group per molecule");
+  const auto groups = groupsOf(keys);
   std::vector<size_t> big, small;
   for (size_t g = 0; g < groups.size(); ++g)
     (groups[g].size() * 2 > n_valid || groups[g].size() * 2 > n_test ? big : small).push_back(g);
   std::shuffle(big.begin(), big.end(), rng);
   std::shuffle(small.begin(), small.end(), rng);
-  const size_t n_train = n - n_valid - n_test;
-  size_t in_train = 0, in_valid = 0;
+  // Each group goes to the first subset it still fits in; test takes the rest.
+  const std::pair<Subset, size_t> capacity[] = {
+      {Subset::Train, n - n_valid - n_test - n_calib}, {Subset::Valid, n_valid}, {Subset::Calib, n_calib}};
+  size_t filled[3] = {0, 0, 0};
   for (const auto* list : {&big, &small}) {
     for (size_t g : *list) {
       const size_t size = groups[g].size();
       Subset s = Subset::Test;
-      if (in_train + size <= n_train) {
-        s = Subset::Train;
-        in_train += size;
-      } else if (in_valid + size <= n_valid) {
-        s = Subset::Valid;
-        in_valid += size;
-      }
+      for (size_t c = 0; c < 3; ++c)
+        if (filled[c] + size <= capacity[c].second) {
+          s = capacity[c].first;
+          filled[c] += size;
+          break;
+        }
       for (size_t i : groups[g]) out[i] = s;
     }
   }

@@ -166,6 +166,29 @@ std::vector<double> Trainer::evaluate(const std::vector<TrainExample>& examples)
   return err;
 }
 
+Status Trainer::snapshotCycles(const std::vector<TrainExample>& train, int cycles, int epochs, double learning_rate,
+                               const std::function<Status(int)>& snapshot, const TrainCallbacks& callbacks) {
+  const TrainOptions saved = options_;
+  Status status = Status::ok();
+  for (int k = 1; k <= cycles && status.isOk(); ++k) {
+    options_.epochs = std::max(1, epochs);
+    options_.learning_rate = learning_rate;
+    options_.warmup_fraction = 0;
+    options_.schedule = TrainOptions::Schedule::Cosine;
+    options_.patience = 0;
+    options_.output_dir.clear();
+    options_.resume = false;
+    options_.reset_head = false;
+    options_.seed = saved.seed + 7777ULL * static_cast<uint64_t>(k);
+    auto run = fit(train, {}, callbacks);
+    if (!run.isOk()) status = run.status();
+    else if (run->cancelled) status = Status(StatusCode::Cancelled, "cancelled while training snapshots");
+    else status = snapshot(k);
+  }
+  options_ = saved;
+  return status;
+}
+
 Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const std::vector<TrainExample>& valid,
                                   const TrainCallbacks& cb) {
   const auto& o = options_;

@@ -87,6 +87,13 @@ class Trainer {
   Trainer(model::LoadedModel model, TrainOptions options);
   Result<TrainSummary> fit(const std::vector<TrainExample>& train, const std::vector<TrainExample>& valid,
                            const TrainCallbacks& callbacks = {});
+  // A snapshot ensemble from this run (cosine annealing with warm restarts, Huang et al. 2017):
+  // `cycles` further runs of `epochs` each, starting from the current weights, the learning rate
+  // restarting at `learning_rate` and annealing to zero in every run, no validation; after run k
+  // (1-based) `snapshot(k)` receives control with the model holding that snapshot. The model is
+  // left at the last snapshot.
+  Status snapshotCycles(const std::vector<TrainExample>& train, int cycles, int epochs, double learning_rate,
+                        const std::function<Status(int)>& snapshot, const TrainCallbacks& callbacks = {});
   // The trained model (best validation epoch when a validation set was given).
   model::LoadedModel& model() { return model_; }
   // Mean absolute error per output in target units (missing targets skipped).

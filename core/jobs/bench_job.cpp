@@ -19,7 +19,9 @@ Result<std::vector<engine::ModeResult>> compareModes(const predict::Predictor& p
 Result<BenchJobSummary> runBench(const BenchJobOptions& options, const engine::CompareCallbacks& callbacks) {
   BenchJobSummary summary;
   if (Status s = checkOutputs({options.json_path, options.csv_path}, {options.input}, options.predictor.model); !s.isOk()) return s;
-  auto predictor = predict::Predictor::open(options.predictor);
+  predict::PredictorOptions po = options.predictor;
+  po.trust = false;  // bench times the model's own modes
+  auto predictor = predict::Predictor::open(po);
   if (!predictor.isOk()) return predictor.status();
   summary.model_path = model::modelLabel(predictor.value()->model());
   auto reader = data::openReader(options.input, options.reader);

@@ -75,6 +75,7 @@ Result<ExplainJobSummary> runExplain(const ExplainJobOptions& options, const eng
     return s;
   predict::PredictorOptions po = options.predictor;
   po.session.precision = tensor::Precision::FP32;  // the predictor only featurizes here; attributions run on their own copy
+  po.trust = false;
   auto predictor = predict::Predictor::open(po);
   if (!predictor.isOk()) return predictor.status();
   summary.model_path = model::modelLabel(predictor.value()->model());

@@ -1,6 +1,5 @@
 #include "jobs/labelled_data.h"
 
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -8,6 +7,7 @@
 #include "chem/descriptors.h"
 #include "common/atomic_file.h"
 #include "data/csv_writer.h"
+#include "similarity/butina.h"
 
 namespace gs::jobs {
 namespace {
@@ -69,7 +69,12 @@ Result<LabelledData> readLabelled(const LabelledDataOptions& options) {
 Result<std::vector<data::Subset>> splitLabelled(const LabelledData& data, const data::SplitOptions& options) {
   if (options.kind == data::SplitKind::Scaffold && data.scaffolds.size() != data.rows.size())
     return Status(StatusCode::Internal, "scaffolds were not computed for the scaffold split");
-  return data::splitDataset(data.rows.size(), options, data.scaffolds);
+  if (options.kind != data::SplitKind::Cluster) return data::splitDataset(data.rows.size(), options, data.scaffolds);
+  if (data.fingerprints.size() != data.rows.size())
+    return Status(StatusCode::Internal, "fingerprints were not computed for the cluster split");
+  std::vector<std::string> clusters;
+  for (int c : similarity::butinaClusters(data.fingerprints, options.cluster_similarity)) clusters.push_back(std::to_string(c));
+  return data::splitDataset(data.rows.size(), options, clusters);
 }
 
 Status writeSplitFile(const std::string& path, const LabelledData& data, const std::vector<data::Subset>& split) {

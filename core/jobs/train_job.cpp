@@ -1,6 +1,10 @@
 #include "jobs/train_job.h"
 
+#include <filesystem>
+
 #include "jobs/output_check.h"
+#include "bundle/trust_file.h"
+#include "jobs/trust_builder.h"
 #include "model/loader.h"
 #include "model/lora.h"
 
@@ -47,30 +51,71 @@ Result<model::LoadedModel> modelToTrain(const TrainJobOptions& options, bool lor
   return model;
 }
 
-}  // namespace
+struct Folds {
+  std::vector<engine::TrainExample> train, valid, calib, test;
+};
 
-Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks) {
+Folds foldsOf(const LabelledData& data, const std::vector<data::Subset>& split) {
+  Folds f;
+  for (size_t i = 0; i < data.rows.size(); ++i) {
+    engine::TrainExample e{&*data.rows[i].features, data.targets[i]};
+    const auto s = split[i];
+    (s == data::Subset::Test ? f.test : s == data::Subset::Valid ? f.valid : s == data::Subset::Calib ? f.calib : f.train).push_back(e);
+  }
+  return f;
+}
+
+Status checkTrainOptions(const TrainJobOptions& options) {
   if (options.output_dir.empty()) return Status(StatusCode::InvalidArgument, "an output directory is needed");
   const bool lora = options.train.lora_rank > 0;
   if (lora && !options.model)
     return Status(StatusCode::InvalidArgument, "LoRA adapts a trained model: give the base model to fine-tune (--model)");
   if (lora && options.train.freeze_layers > 0)
     return Status(StatusCode::InvalidArgument, "LoRA already keeps every base weight fixed; do not combine it with freezing layers");
+  if (options.snapshots < 0 || options.snapshot_epochs < 1) return Status(StatusCode::InvalidArgument, "snapshots must be >= 0 and snapshot epochs >= 1");
   auto outputs = engine::Trainer::checkpointFiles(options.output_dir);
-  for (const char* name : {"split.csv", bundle::kWeightsFile, bundle::kAdapterFile}) outputs.push_back(options.output_dir + "/" + name);
-  if (Status s = checkOutputs(outputs, {options.input}, options.model); !s.isOk()) return s;
+  for (const char* name : {"split.csv", bundle::kWeightsFile, bundle::kAdapterFile, bundle::kTrustFile})
+    outputs.push_back(options.output_dir + "/" + name);
+  return checkOutputs(outputs, {options.input}, options.model);
+}
 
+// The snapshot ensemble, saved as <output>/snapshots/<k>; returns the member directories.
+Result<std::vector<std::string>> trainSnapshots(const TrainJobOptions& options, engine::Trainer& trainer, const Folds& folds,
+                                                const model::LoraSpec* spec, const engine::TrainCallbacks& callbacks) {
+  std::vector<std::string> members;
+  const double lr = options.snapshot_lr > 0 ? options.snapshot_lr : options.train.learning_rate / 2;
+  const Status s = trainer.snapshotCycles(folds.train, options.snapshots, options.snapshot_epochs, lr, [&](int k) -> Status {
+    const std::string member = "snapshots/" + std::to_string(k);
+    std::error_code ec;
+    std::filesystem::create_directories(options.output_dir + "/" + member, ec);
+    auto written = model::saveBundle(options.output_dir + "/" + member, *trainer.model().model, trainer.model().metadata, spec);
+    if (!written.isOk()) return written.status();
+    members.push_back(member);
+    return Status::ok();
+  }, callbacks);
+  if (!s.isOk()) return s;
+  return members;
+}
+
+}  // namespace
+
+Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks) {
+  if (Status s = checkTrainOptions(options); !s.isOk()) return s;
+  const bool lora = options.train.lora_rank > 0;
   model::LoraSpec spec;
   auto prepared = modelToTrain(options, lora, spec);
   if (!prepared.isOk()) return prepared.status();
   model::LoadedModel model = std::move(prepared.value());
 
+  const bool with_trust = options.split.calib_fraction > 0;
   LabelledDataOptions read;
   read.input = options.input;
   read.targets = options.targets;
   read.reader = options.reader;
   read.featurize = chem::FeaturizeOptions::forModel(model.config, options.featurize.parse, options.featurize.atom_order);
+  read.featurize.domain = with_trust;
   read.scaffolds = options.split.kind == data::SplitKind::Scaffold;
+  read.fingerprints = options.split.kind == data::SplitKind::Cluster;
   auto data = readLabelled(read);
   if (!data.isOk()) return data.status();
   auto split = splitLabelled(data.value(), options.split);
@@ -79,30 +124,44 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::T
   TrainJobSummary summary;
   summary.rows = data->rows_read;
   summary.skipped = data->skipped;
-  std::vector<engine::TrainExample> train, valid, test;
-  for (size_t i = 0; i < data->rows.size(); ++i) {
-    engine::TrainExample e{&*data->rows[i].features, data->targets[i]};
-    const auto s = split.value()[i];
-    (s == data::Subset::Test ? test : s == data::Subset::Valid ? valid : train).push_back(e);
-  }
-  if (train.empty()) return Status(StatusCode::InvalidArgument, "no usable training molecules in '" + options.input + "'");
-  summary.train = static_cast<int64_t>(train.size());
-  summary.valid = static_cast<int64_t>(valid.size());
-  summary.test = static_cast<int64_t>(test.size());
+  const Folds folds = foldsOf(data.value(), split.value());
+  if (folds.train.empty()) return Status(StatusCode::InvalidArgument, "no usable training molecules in '" + options.input + "'");
+  summary.train = static_cast<int64_t>(folds.train.size());
+  summary.valid = static_cast<int64_t>(folds.valid.size());
+  summary.calibration = static_cast<int64_t>(folds.calib.size());
+  summary.test = static_cast<int64_t>(folds.test.size());
 
   engine::TrainOptions to = options.train;
   to.output_dir = options.output_dir;
   to.collate.multi_hop_max_dist = model.config.multi_hop_max_dist;
   engine::Trainer trainer(std::move(model), to);
-  auto trained = trainer.fit(train, valid, callbacks);
+  auto trained = trainer.fit(folds.train, folds.valid, callbacks);
   if (!trained.isOk()) return trained.status();
   summary.training = trained.value();
   if (Status s = writeSplitFile(options.output_dir + "/split.csv", data.value(), split.value()); !s.isOk()) return s;
-  if (!valid.empty()) summary.valid_mae = trainer.evaluate(valid);
-  if (!test.empty()) summary.test_mae = trainer.evaluate(test);
+  if (!folds.valid.empty()) summary.valid_mae = trainer.evaluate(folds.valid);
+  if (!folds.test.empty()) summary.test_mae = trainer.evaluate(folds.test);
   auto written = model::saveBundle(options.output_dir, *trainer.model().model, trainer.model().metadata, lora ? &spec : nullptr);
   if (!written.isOk()) return written.status();
   summary.model_path = written.value();
+  if (!with_trust || summary.training.cancelled) return summary;
+
+  auto members = trainSnapshots(options, trainer, folds, lora ? &spec : nullptr, callbacks);
+  if (!members.isOk()) return members.status();
+  TrustBuildInputs tb;
+  tb.model_dir = options.output_dir;
+  tb.members = members.value();
+  tb.data = &data.value();
+  tb.split = &split.value();
+  tb.split_options = options.split;
+  tb.predictor.session.device = options.train.device;
+  tb.predictor.session.threads = options.train.threads;
+  auto built = buildTrust(tb);
+  if (!built.isOk()) return built.status();
+  summary.trust_path = built->path;
+  summary.snapshots = built->members;
+  summary.distance_share = built->distance_share;
+  summary.q90 = built->q90;
   return summary;
 }
 

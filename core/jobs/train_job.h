@@ -4,6 +4,8 @@
 //   <output>/model.safetensors    the trained model (config, target names and normalisation inside)
 //   <output>/adapter.safetensors  instead, for a LoRA run: the adapter alone, for the base model
 //   <output>/split.csv            row,id,subset for every usable input row
+//   <output>/snapshots/<k>/       the snapshot ensemble (model or adapter files), when snapshots > 0
+//   <output>/trust.safetensors    trust data (jobs/trust_builder.h), when calib_fraction > 0
 // next to the trainer's best/last checkpoints (resume state). Rows whose molecule cannot be read
 // or whose targets are all missing are counted and skipped.
 #include <map>
@@ -15,6 +17,7 @@
 #include "bundle/model_source.h"
 #include "engine/trainer.h"
 #include "jobs/labelled_data.h"
+#include "predict/predictor_options.h"
 
 namespace gs::jobs {
 
@@ -31,15 +34,23 @@ struct TrainJobOptions {
   data::SplitOptions split;
   uint64_t init_seed = 0;
   engine::TrainOptions train;  // output_dir is set from the job's; lora_rank > 0 needs `model`
+  // Snapshot ensemble for σ: this many further cycles of snapshot_epochs each, the learning rate
+  // restarting at snapshot_lr (0 = half the training rate). 0 = none (σ from distance alone).
+  int snapshots = 5;
+  int snapshot_epochs = 2;
+  double snapshot_lr = 0;
 };
 
 struct TrainJobSummary {
   int64_t rows = 0;
   std::map<std::string, int64_t> skipped;  // reason -> count
-  int64_t train = 0, valid = 0, test = 0;
+  int64_t train = 0, valid = 0, calibration = 0, test = 0;
   engine::TrainSummary training;
   std::vector<double> valid_mae, test_mae;  // per target, best epoch
   std::string model_path;                   // model.safetensors, or adapter.safetensors for LoRA
+  std::string trust_path;                   // "" when no calibration fold was asked for
+  int snapshots = 0;
+  double distance_share = 0, q90 = 0;       // σ's mix and the 90 % multiplier (output 0)
 };
 
 Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks = {});

@@ -1,5 +1,6 @@
 #include "predict/prediction_table.h"
 
+#include <cmath>
 #include <ctime>
 
 #include "common/atomic_file.h"
@@ -26,15 +27,39 @@ std::string utcTimestamp() {
 std::vector<std::string> predictionHeader(const bundle::ModelMetadata& metadata, int num_outputs) {
   std::vector<std::string> header{"row", "id", "smiles", "canonical_smiles", "status"};
   for (int j = 0; j < num_outputs; ++j) header.push_back(metadata.outputName(j));
-  header.push_back("message");
+  for (int j = 0; j < num_outputs; ++j)
+    for (const char* suffix : {"_lower", "_upper", "_sigma"}) header.push_back(metadata.outputName(j) + suffix);
+  for (const char* name : {"domain", "domain_reasons", "nn_similarity", "message"}) header.push_back(name);
   return header;
 }
+
+namespace {
+
+std::string bound(double v) { return std::isinf(v) ? (v > 0 ? "inf" : "-inf") : data::CsvWriter::number(v); }
+
+void trustFields(const std::optional<TrustRow>& t, int num_outputs, std::vector<std::string>& fields) {
+  const bool ok = t && static_cast<int>(t->sigma.size()) >= num_outputs;
+  for (int j = 0; j < num_outputs; ++j) {
+    fields.push_back(ok ? bound(t->lower[j]) : std::string());
+    fields.push_back(ok ? bound(t->upper[j]) : std::string());
+    fields.push_back(ok ? data::CsvWriter::number(t->sigma[j]) : std::string());
+  }
+  std::string reasons;
+  if (t)
+    for (const auto& r : t->reasons) reasons += (reasons.empty() ? "" : "; ") + r;
+  fields.push_back(t ? domainBandName(t->band) : "");
+  fields.push_back(reasons);
+  fields.push_back(t ? data::CsvWriter::number(t->nn_similarity) : std::string());
+}
+
+}  // namespace
 
 std::vector<std::string> predictionFields(const PredictedRow& row, int num_outputs) {
   std::vector<std::string> fields{std::to_string(row.row), row.id, row.input, row.canonical, statusCodeName(row.status.code())};
   const bool ok = row.status.isOk() && static_cast<int>(row.values.size()) >= num_outputs;
   for (int j = 0; j < num_outputs; ++j) fields.push_back(ok ? data::CsvWriter::number(row.values[j]) : std::string());
-  fields.push_back(row.status.isOk() ? std::string() : row.status.message());
+  trustFields(ok ? row.trust : std::nullopt, num_outputs, fields);
+  fields.push_back(row.status.isOk() ? row.note : row.status.message());
   return fields;
 }
 
@@ -70,7 +95,12 @@ Status writeRunRecord(const std::string& csv_path, const RunRecord& m, int64_t r
       .endObject()
       .field("rows", rows)
       .field("seconds", m.seconds)
-      .field("out_of_memory_retries", m.out_of_memory_retries);
+      .field("out_of_memory_retries", m.out_of_memory_retries)
+      .field("strip_salts", m.strip_salts)
+      .key("trust").beginObject()
+      .field("file", m.trust_path).field("members", m.trust_members)
+      .field("calibration_molecules", m.calibration_rows).field("confidence", m.confidence).field("note", m.trust_note)
+      .endObject();
   w.key("counts").beginObject();
   for (const auto& [name, count] : counts) w.field(name, count);
   w.endObject().endObject();

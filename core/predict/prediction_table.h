@@ -1,10 +1,13 @@
 #pragma once
 // Prediction rows and their CSV + run-record output, shared by `graphormer-cli predict` and the
 // desktop app's export (LibTorch-free, so ui/ headers may include it).
-//   CSV:        row,id,smiles,canonical_smiles,status,<one column per model output>,message
+//   CSV:        row,id,smiles,canonical_smiles,status,<one column per model output>,
+//               <output>_lower,<output>_upper,<output>_sigma per output,domain,domain_reasons,
+//               nn_similarity,message (trust columns empty when the model has no trust data)
 //   run record: <csv>.json with the model (path, SHA-256, size), settings, versions and counts.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,12 +15,14 @@
 #include "data/csv_writer.h"
 #include "data/record.h"
 #include "bundle/config.h"
+#include "predict/trust.h"
 
 namespace gs::predict {
 
 struct PredictedRow : data::RowIdentity {
   int num_atoms = 0;
   std::vector<float> values;  // one per model output when status is ok
+  std::optional<TrustRow> trust;  // when the model has trust data and the row is ok
 };
 
 struct RunRecord {
@@ -31,6 +36,12 @@ struct RunRecord {
   std::string libtorch_version, rdkit_version;
   double seconds = 0;
   int64_t out_of_memory_retries = 0;  // batches split in halves after an out-of-memory error
+  // Trust: the file ("" = none), ensemble members, calibration molecules, confidence, note.
+  std::string trust_path, trust_note;
+  int trust_members = 0;
+  int64_t calibration_rows = 0;
+  double confidence = 0;
+  bool strip_salts = false;
 };
 
 std::vector<std::string> predictionHeader(const bundle::ModelMetadata& metadata, int num_outputs);

@@ -22,14 +22,26 @@ Result<std::unique_ptr<Predictor>> Predictor::open(const PredictorOptions& optio
 Result<std::unique_ptr<Predictor>> Predictor::open(std::shared_ptr<const model::LoadedModel> model,
                                                    const PredictorOptions& options) {
   if (!model || !model->model) return Status(StatusCode::InvalidArgument, "no model loaded");
+  if (!(options.confidence > 0 && options.confidence < 1))
+    return Status(StatusCode::InvalidArgument, "the confidence level must lie between 0 and 1 (e.g. 0.9)");
   auto session = engine::InferenceSession::create(*model, options.session);
   if (!session.isOk()) return session.status();
-  return std::unique_ptr<Predictor>(new Predictor(std::move(model), options, std::move(session.value())));
+  std::unique_ptr<Predictor> p(new Predictor(model, options, std::move(session.value())));
+  if (!options.trust) {
+    p->trust_note_ = "trust is off: interval and domain columns are empty";
+    return p;
+  }
+  auto trust = TrustEnsemble::open(*model, options.session, &p->trust_note_);
+  if (!trust.isOk()) return trust.status();
+  p->trust_ = std::move(trust.value());
+  return p;
 }
 
 chem::FeaturizeOptions Predictor::featurizeOptions(bool keep_molecule) const {
   auto f = chem::FeaturizeOptions::forModel(model_->config, options_.parse, options_.atom_order);
   f.keep_molecule = keep_molecule;
+  f.strip_salts = options_.strip_salts;
+  f.domain = trust_ != nullptr;
   return f;
 }
 
@@ -60,6 +72,7 @@ std::vector<PredictedRow> Predictor::predict(const std::vector<chem::MoleculeRow
     o.status = p.status;
     o.values = p.values;
   }
+  if (trust_) trust_->apply(rows, molecules, prediction_of_row, options_.confidence, callbacks, out);
   return out;
 }
 
@@ -91,6 +104,14 @@ RunRecord Predictor::runRecord() const {
   info.libtorch_version = compat::torchVersion();
   info.rdkit_version = chem::rdkitVersion();
   info.out_of_memory_retries = session_->outOfMemoryRetries();
+  info.strip_salts = options_.strip_salts;
+  info.confidence = options_.confidence;
+  info.trust_note = trust_note_;
+  if (trust_) {
+    info.trust_path = trust_->path();
+    info.trust_members = trust_->members();
+    info.calibration_rows = trust_->assessor().data().calibration_rows;
+  }
   return info;
 }
 

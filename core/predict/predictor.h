@@ -22,6 +22,7 @@
 #include "engine/inference_session.h"
 #include "predict/prediction_table.h"
 #include "predict/predictor_options.h"
+#include "predict/trust_ensemble.h"
 
 namespace gs::model {
 struct LoadedModel;
@@ -55,6 +56,10 @@ class Predictor {
   // Model (path, SHA-256s, size), settings and library versions; tool, input and seconds are
   // left for the caller.
   RunRecord runRecord() const;
+  // The model's trust data and ensemble; null when trust is off or the model has none.
+  const TrustEnsemble* trust() const { return trust_.get(); }
+  // Why predictions carry no trust ("" when they do).
+  const std::string& trustNote() const { return trust_note_; }
 
  private:
   Predictor(std::shared_ptr<const model::LoadedModel> model, const PredictorOptions& options,
@@ -62,6 +67,8 @@ class Predictor {
   std::shared_ptr<const model::LoadedModel> model_;
   PredictorOptions options_;
   std::unique_ptr<engine::InferenceSession> session_;
+  std::unique_ptr<TrustEnsemble> trust_;
+  std::string trust_note_;
 };
 
 // A row for a record that was read but not (yet) predicted: identity only, status as given.

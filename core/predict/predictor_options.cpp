@@ -80,6 +80,13 @@ const std::map<std::string, Reader>& readers() {
        }},
       {"max_atoms", [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "max_atoms", 1, 100000, &o.parse.max_atoms); }},
       {"atom_order", [](const JsonValue& v, PredictorOptions& o) { return readEnum(v, "atom_order", &chem::parseAtomOrder, &o.atom_order); }},
+      {"trust", [](const JsonValue& v, PredictorOptions& o) { return readBool(v, "trust", &o.trust); }},
+      {"confidence", [](const JsonValue& v, PredictorOptions& o) {
+         if (!v.isNumber() || !(v.asNumber() > 0 && v.asNumber() < 1)) return bad("confidence", "must be a number in (0, 1)");
+         o.confidence = v.asNumber();
+         return Status::ok();
+       }},
+      {"strip_salts", [](const JsonValue& v, PredictorOptions& o) { return readBool(v, "strip_salts", &o.strip_salts); }},
   };
   return table;
 }
@@ -87,7 +94,8 @@ const std::map<std::string, Reader>& readers() {
 }  // namespace
 
 bool operator==(const PredictorOptions& a, const PredictorOptions& b) {
-  return a.model == b.model && a.session == b.session && a.parse.max_atoms == b.parse.max_atoms && a.atom_order == b.atom_order;
+  return a.model == b.model && a.session == b.session && a.parse.max_atoms == b.parse.max_atoms && a.atom_order == b.atom_order &&
+         a.trust == b.trust && a.confidence == b.confidence && a.strip_salts == b.strip_salts;
 }
 
 std::string toJson(const PredictorOptions& o) {
@@ -104,7 +112,8 @@ std::string toJson(const PredictorOptions& o) {
   else w.key("convention").null();
   if (s.spatial_pos_max) w.field("spatial_pos_max", *s.spatial_pos_max);
   else w.key("spatial_pos_max").null();
-  w.field("max_atoms", o.parse.max_atoms).field("atom_order", chem::atomOrderName(o.atom_order)).endObject();
+  w.field("max_atoms", o.parse.max_atoms).field("atom_order", chem::atomOrderName(o.atom_order))
+      .field("trust", o.trust).field("confidence", o.confidence).field("strip_salts", o.strip_salts).endObject();
   return out.str();
 }
 

@@ -20,6 +20,14 @@ struct PredictorOptions {
   engine::SessionOptions session;  // device, precision, threads, batch plan, memory budget, collation
   chem::ParseOptions parse;
   chem::AtomOrder atom_order = chem::AtomOrder::Canonical;
+  // Trust (predict/trust.h): intervals, σ and the applicability domain from the model's trust data;
+  // off = plain predictions (faster; the trust columns stay empty).
+  bool trust = true;
+  double confidence = 0.9;  // of the intervals, in (0, 1)
+  // Predict the parent of a salt or mixture (chem/domain.h). Off by default: a prediction is for
+  // the structure given, and for electronic properties the counter-ion can matter; the domain
+  // flags every multi-fragment input so the user can decide.
+  bool strip_salts = false;
 };
 bool operator==(const PredictorOptions& a, const PredictorOptions& b);
 inline bool operator!=(const PredictorOptions& a, const PredictorOptions& b) { return !(a == b); }

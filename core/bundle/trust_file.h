@@ -1,0 +1,68 @@
+#pragma once
+// A model's trust data (model directory: trust.safetensors beside the weights), without LibTorch
+// or RDKit: what prediction intervals and the applicability domain need at run time.
+//   - sigma: the difficulty model σ_j(x) = a_j · sd_j(x) + b_j · d(x), where sd_j is the spread of
+//     the ensemble (the model and its snapshots) and d = 1 − mean Tanimoto of the k nearest
+//     training molecules; a_j, b_j chosen on the validation fold; β_j added before dividing.
+//   - calibration: per output, the sorted normalized scores |y − ŷ| / (σ + β) and the sorted
+//     absolute residuals |y − ŷ| (constant-width baseline) of the calibration fold, which was used
+//     for nothing else; any confidence level is chosen at run time (common/stats.h).
+//   - domain: training elements, radius-1/2 Morgan environments, largest molecule, similarity
+//     thresholds chosen on the calibration fold.
+//   - reference: the training molecules (fingerprint, id, SMILES, label, the model's prediction).
+// The file is a safetensors file (readable by any safetensors library): arrays as tensors, the
+// rest as JSON in __metadata__, with the SHA-256 of the data section and of the weights it was
+// built for, so a corrupt, truncated or mismatched file is refused by name.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "similarity/fingerprint.h"
+
+namespace gs::bundle {
+
+inline constexpr const char* kTrustFile = "trust.safetensors";
+inline constexpr int kTrustVersion = 1;
+
+struct SigmaModel {
+  std::vector<double> ensemble_weight, distance_weight, beta;  // a_j, b_j, β_j per output
+  double distance_share = 0;  // λ chosen on the validation fold (0 = ensemble only, 1 = distance only)
+  int neighbours = 5;         // k of d(x)
+};
+
+struct DomainRules {
+  std::vector<int> elements;              // atomic numbers seen in training, ascending
+  std::vector<uint32_t> env_r1, env_r2;   // Morgan environment ids seen in training, ascending
+  int max_heavy_atoms = 0;
+  double similarity_borderline = 0;  // nearest-neighbour Tanimoto below this: borderline
+  double similarity_out = 0;         // ... below this: out
+};
+
+struct ReferenceSet {
+  std::vector<similarity::BitFingerprint> fingerprints;
+  std::vector<std::string> ids, smiles;
+  std::vector<float> labels, predictions;  // row-major [molecules × outputs]; NaN = missing
+  int64_t size() const { return static_cast<int64_t>(fingerprints.size()); }
+};
+
+struct TrustData {
+  std::string model_sha256, adapter_sha256;  // the weights this was built for
+  int outputs = 0;
+  std::vector<std::string> members;  // snapshot model directories, relative to the model directory
+  std::vector<std::string> member_sha256;
+  SigmaModel sigma;
+  std::vector<std::vector<double>> calibration_scores;     // per output, sorted
+  std::vector<std::vector<double>> calibration_residuals;  // per output, sorted
+  DomainRules domain;
+  ReferenceSet reference;
+  std::string split_json;  // the split options of the training run (evaluate reproduces them)
+  int64_t train_rows = 0, valid_rows = 0, calibration_rows = 0, test_rows = 0;
+};
+
+// Atomic. Fails on inconsistent sizes.
+Status writeTrust(const std::string& path, const TrustData& trust);
+// Every error names the file ("trust file '<path>': ...").
+Result<TrustData> readTrust(const std::string& path);
+
+}  // namespace gs::bundle

@@ -1,0 +1,118 @@
+#include "jobs/trust_builder.h"
+
+#include <cmath>
+
+#include "model/loader.h"
+#include "predict/predictor.h"
+
+namespace gs::jobs {
+namespace {
+
+using Molecules = std::vector<const graph::Featurized*>;
+
+// Row indices of one subset and their featurized molecules.
+struct Fold {
+  std::vector<size_t> rows;
+  Molecules molecules;
+};
+
+Fold foldOf(const LabelledData& data, const std::vector<data::Subset>& split, data::Subset subset) {
+  Fold f;
+  for (size_t i = 0; i < data.rows.size(); ++i)
+    if (split[i] == subset && data.rows[i].features && data.rows[i].domain) {
+      f.rows.push_back(i);
+      f.molecules.push_back(&*data.rows[i].features);
+    }
+  return f;
+}
+
+// values[molecule][member][output], the model itself first (NaN where it failed); a snapshot that
+// could not predict a molecule is left out of that molecule's ensemble.
+void addMember(predict::Predictor& p, const Fold& fold, int outputs, std::vector<std::vector<std::vector<float>>>& values) {
+  const auto predictions = p.session().predict(fold.molecules);
+  values.resize(fold.rows.size());
+  for (size_t i = 0; i < fold.rows.size(); ++i) {
+    if (predictions[i].status.isOk()) values[i].push_back(predictions[i].values);
+    else if (values[i].empty()) values[i].push_back(std::vector<float>(static_cast<size_t>(outputs), std::nanf("")));
+  }
+}
+
+predict::TrustFold trustFold(const LabelledData& data, const Fold& fold, std::vector<std::vector<std::vector<float>>> values,
+                             const predict::TrustAssessor& probe) {
+  predict::TrustFold t;
+  t.values = std::move(values);
+  for (size_t i = 0; i < fold.rows.size(); ++i) {
+    const auto& row = data.rows[fold.rows[i]];
+    std::vector<similarity::Neighbour> nearest;
+    t.distance.push_back(probe.distance(*row.domain, &nearest));
+    t.nn_similarity.push_back(nearest.empty() ? 0.0 : nearest[0].similarity);
+    std::vector<float> labels = data.targets[fold.rows[i]];
+    // A molecule the model itself could not predict carries no error: leave it out.
+    if (std::isnan(t.values[i][0][0])) labels.assign(labels.size(), std::nanf(""));
+    t.labels.push_back(std::move(labels));
+  }
+  return t;
+}
+
+Result<std::unique_ptr<predict::Predictor>> openPlain(const std::string& dir, predict::PredictorOptions options) {
+  options.model = bundle::ModelSource{dir, ""};
+  options.trust = false;
+  return predict::Predictor::open(options);
+}
+
+std::string memberSha(const model::LoadedModel& m) { return m.source.adapter.empty() ? m.sha256 : m.adapter_sha256; }
+
+}  // namespace
+
+Result<TrustBuildSummary> buildTrust(const TrustBuildInputs& in) {
+  const LabelledData& data = *in.data;
+  const auto& split = *in.split;
+  auto primary = openPlain(in.model_dir, in.predictor);
+  if (!primary.isOk()) return primary.status();
+  auto& model = *primary.value();
+  bundle::TrustData trust;
+  trust.model_sha256 = model.model().sha256;
+  trust.adapter_sha256 = model.model().adapter_sha256;
+  trust.outputs = model.numOutputs();
+  trust.split_json = data::splitJson(in.split_options);
+  const Fold train = foldOf(data, split, data::Subset::Train), valid = foldOf(data, split, data::Subset::Valid),
+             calib = foldOf(data, split, data::Subset::Calib);
+  const auto train_predictions = model.session().predict(train.molecules);
+  for (size_t i = 0; i < train.rows.size(); ++i) {
+    const auto& row = data.rows[train.rows[i]];
+    const auto& p = train_predictions[i];
+    predict::addReference(trust, *row.domain, row.id, row.canonical, data.targets[train.rows[i]],
+                          p.status.isOk() ? p.values : std::vector<float>(static_cast<size_t>(trust.outputs), std::nanf("")));
+  }
+  predict::finishDomain(trust.domain);
+  std::vector<std::vector<std::vector<float>>> valid_values, calib_values;
+  addMember(model, valid, trust.outputs, valid_values);
+  addMember(model, calib, trust.outputs, calib_values);
+  for (const auto& member : in.members) {
+    auto m = openPlain(in.model_dir + "/" + member, in.predictor);
+    if (!m.isOk()) return m.status();
+    trust.members.push_back(member);
+    trust.member_sha256.push_back(memberSha(m.value()->model()));
+    addMember(*m.value(), valid, trust.outputs, valid_values);
+    addMember(*m.value(), calib, trust.outputs, calib_values);
+  }
+  for (size_t i = 0; i < split.size(); ++i)
+    ++*(split[i] == data::Subset::Train ? &trust.train_rows : split[i] == data::Subset::Valid ? &trust.valid_rows
+        : split[i] == data::Subset::Calib ? &trust.calibration_rows : &trust.test_rows);
+  const predict::TrustAssessor probe(trust);
+  const auto valid_fold = trustFold(data, valid, std::move(valid_values), probe);
+  const auto calib_fold = trustFold(data, calib, std::move(calib_values), probe);
+  if (Status s = predict::fitTrust(trust, valid_fold, calib_fold); !s.isOk()) return s;
+  TrustBuildSummary summary;
+  summary.path = in.model_dir + "/" + bundle::kTrustFile;
+  if (Status s = bundle::writeTrust(summary.path, trust); !s.isOk()) return s;
+  summary.reference = trust.reference.size();
+  summary.valid = static_cast<int64_t>(valid.rows.size());
+  summary.calibration = static_cast<int64_t>(calib.rows.size());
+  summary.members = static_cast<int>(trust.members.size());
+  summary.distance_share = trust.sigma.distance_share;
+  summary.q90 = predict::TrustAssessor(trust).quantile(0, 0.9);
+  return summary;
+}
+
+}  // namespace gs::jobs

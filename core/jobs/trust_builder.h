@@ -1,0 +1,33 @@
+#pragma once
+// Building a trained model's trust data (bundle/trust_file.h) from its own training run: the
+// reference set and domain from the training fold, σ's weights from the validation fold, the
+// conformal scores and similarity thresholds from the calibration fold (used for nothing else),
+// with the ensemble members (snapshots) the run saved. `train` calls it for every model.
+#include <string>
+#include <vector>
+
+#include "jobs/labelled_data.h"
+#include "predict/predictor_options.h"
+
+namespace gs::jobs {
+
+struct TrustBuildInputs {
+  std::string model_dir;             // the trained model (model.safetensors or adapter.safetensors)
+  std::vector<std::string> members;  // snapshot directories, relative to model_dir
+  const LabelledData* data = nullptr;  // rows featurized with domain features
+  const std::vector<data::Subset>* split = nullptr;
+  data::SplitOptions split_options;
+  predict::PredictorOptions predictor;  // device, threads, batch size for the predictions
+};
+
+struct TrustBuildSummary {
+  std::string path;
+  int64_t reference = 0, valid = 0, calibration = 0;
+  int members = 0;
+  double distance_share = 0;  // λ chosen for output 0
+  double q90 = 0;             // the 90 % multiplier of output 0
+};
+
+Result<TrustBuildSummary> buildTrust(const TrustBuildInputs& inputs);
+
+}  // namespace gs::jobs

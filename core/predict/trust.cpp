@@ -1,0 +1,259 @@
+#include "predict/trust.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+#include "common/named_enum.h"
+
+namespace gs::predict {
+namespace {
+
+constexpr NameTable<DomainBand, 3> kBands = {{DomainBand::In, "in"}, {DomainBand::Borderline, "borderline"}, {DomainBand::Out, "out"}};
+
+constexpr const char* kSymbols[] = {
+    "*",  "H",  "He", "Li", "Be", "B",  "C",  "N",  "O",  "F",  "Ne", "Na", "Mg", "Al", "Si", "P",  "S",  "Cl", "Ar", "K",
+    "Ca", "Sc", "Ti", "V",  "Cr", "Mn", "Fe", "Co", "Ni", "Cu", "Zn", "Ga", "Ge", "As", "Se", "Br", "Kr", "Rb", "Sr", "Y",
+    "Zr", "Nb", "Mo", "Tc", "Ru", "Rh", "Pd", "Ag", "Cd", "In", "Sn", "Sb", "Te", "I",  "Xe", "Cs", "Ba", "La", "Ce", "Pr",
+    "Nd", "Pm", "Sm", "Eu", "Gd", "Tb", "Dy", "Ho", "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W",  "Re", "Os", "Ir", "Pt", "Au",
+    "Hg", "Tl", "Pb", "Bi", "Po", "At", "Rn", "Fr", "Ra", "Ac", "Th", "Pa", "U",  "Np", "Pu", "Am", "Cm", "Bk", "Cf", "Es",
+    "Fm", "Md", "No", "Lr", "Rf", "Db", "Sg", "Bh", "Hs", "Mt", "Ds", "Rg", "Cn", "Nh", "Fl", "Mc", "Lv", "Ts", "Og"};
+
+std::string fixed(double v, int digits = 2) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(digits);
+  o << v;
+  return o.str();
+}
+
+bool contains(const std::vector<uint32_t>& sorted, uint32_t v) { return std::binary_search(sorted.begin(), sorted.end(), v); }
+
+void raise(DomainBand& band, DomainBand to) { band = std::max(band, to); }
+
+// Atoms whose environment of one radius is not in `seen`, listed as "C3, N7"; they join `atoms`.
+std::string unseenAtoms(const chem::DomainFeatures& f, const std::vector<uint32_t>& env, const std::vector<uint32_t>& seen,
+                        std::vector<int>& atoms) {
+  std::string list;
+  for (size_t a = 0; a < env.size(); ++a) {
+    if (env[a] == 0 || contains(seen, env[a])) continue;
+    if (!list.empty()) list += ", ";
+    list += elementSymbol(a < f.atomic_numbers.size() ? f.atomic_numbers[a] : 0) + std::to_string(a);
+    atoms.push_back(static_cast<int>(a));
+  }
+  return list;
+}
+
+// Quantile (linear interpolation) of finite values; NaN for none.
+double percentile(std::vector<double> v, double p) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const double pos = p * double(v.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - double(lo)) * (v[hi] - v[lo]);
+}
+
+}  // namespace
+
+const char* domainBandName(DomainBand band) { return nameIn(kBands, band); }
+
+std::string elementSymbol(int z) {
+  if (z >= 0 && z < static_cast<int>(std::size(kSymbols))) return kSymbols[z];
+  return "Z" + std::to_string(z);
+}
+
+double ensembleSpread(const std::vector<std::vector<float>>& values, int j) {
+  if (values.size() < 2) return 0.0;
+  double mean = 0;
+  for (const auto& m : values) mean += m[static_cast<size_t>(j)];
+  mean /= double(values.size());
+  double ss = 0;
+  for (const auto& m : values) ss += (m[static_cast<size_t>(j)] - mean) * (m[static_cast<size_t>(j)] - mean);
+  return std::sqrt(ss / double(values.size() - 1));
+}
+
+TrustAssessor::TrustAssessor(bundle::TrustData data) : data_(std::move(data)), index_(data_.reference.fingerprints) {
+  for (const auto& s : data_.calibration_scores) {
+    auto c = stats::ConformalScores::fromScores(s);
+    scores_.push_back(c.isOk() ? std::move(c.value()) : stats::ConformalScores());
+  }
+}
+
+double TrustAssessor::distance(const chem::DomainFeatures& f, std::vector<similarity::Neighbour>* nearest) const {
+  const int k = std::max(data_.sigma.neighbours, kShownNeighbours);
+  auto found = index_.nearest(f.fingerprint, k);
+  double sum = 0;
+  const size_t used = std::min<size_t>(found.size(), static_cast<size_t>(data_.sigma.neighbours));
+  for (size_t i = 0; i < used; ++i) sum += found[i].similarity;
+  if (nearest) *nearest = std::move(found);
+  return used ? 1.0 - sum / double(used) : 1.0;
+}
+
+double TrustAssessor::assessDomain(const chem::DomainFeatures& f, TrustRow& row) const {
+  const auto& d = data_.domain;
+  std::vector<similarity::Neighbour> nearest;
+  const double dist = distance(f, &nearest);
+  row.nn_similarity = nearest.empty() ? 0.0 : nearest[0].similarity;
+  std::string unseen;
+  for (int z : f.elements)
+    if (!std::binary_search(d.elements.begin(), d.elements.end(), z)) unseen += (unseen.empty() ? "" : ", ") + elementSymbol(z);
+  auto add = [&](DomainBand band, std::string reason) {
+    raise(row.band, band);
+    row.reasons.push_back(std::move(reason));
+  };
+  if (!unseen.empty()) add(DomainBand::Out, "element never in training: " + unseen);
+  if (f.fragments > 1) add(DomainBand::Out, std::to_string(f.fragments) + " fragments (salt or mixture; see --strip-salts)");
+  if (f.heavy_atoms > d.max_heavy_atoms)
+    add(DomainBand::Out, std::to_string(f.heavy_atoms) + " heavy atoms, more than any training molecule (" +
+                             std::to_string(d.max_heavy_atoms) + ")");
+  const std::string sim = "nearest training molecule similarity " + fixed(row.nn_similarity);
+  if (row.nn_similarity < d.similarity_out) add(DomainBand::Out, sim + " < " + fixed(d.similarity_out));
+  else if (row.nn_similarity < d.similarity_borderline) add(DomainBand::Borderline, sim + " < " + fixed(d.similarity_borderline));
+  if (auto r1 = unseenAtoms(f, f.env_r1, d.env_r1, row.unseen_atoms); !r1.empty())
+    add(DomainBand::Borderline, "radius-1 environment never in training at atom " + r1);
+  if (auto r2 = unseenAtoms(f, f.env_r2, d.env_r2, row.unseen_atoms); !r2.empty())
+    add(DomainBand::In, "radius-2 environment never in training at atom " + r2);
+  std::sort(row.unseen_atoms.begin(), row.unseen_atoms.end());
+  row.unseen_atoms.erase(std::unique(row.unseen_atoms.begin(), row.unseen_atoms.end()), row.unseen_atoms.end());
+  const auto outs = static_cast<size_t>(data_.outputs);
+  const auto& ref = data_.reference;
+  for (size_t i = 0; i < nearest.size() && i < static_cast<size_t>(kShownNeighbours); ++i) {
+    const auto at = static_cast<size_t>(nearest[i].index);
+    NeighbourInfo n{nearest[i].index, nearest[i].similarity, ref.ids[at], ref.smiles[at], {}, {}};
+    n.label.assign(ref.labels.begin() + static_cast<std::ptrdiff_t>(at * outs), ref.labels.begin() + static_cast<std::ptrdiff_t>((at + 1) * outs));
+    n.prediction.assign(ref.predictions.begin() + static_cast<std::ptrdiff_t>(at * outs),
+                        ref.predictions.begin() + static_cast<std::ptrdiff_t>((at + 1) * outs));
+    row.neighbours.push_back(std::move(n));
+  }
+  return dist;
+}
+
+TrustRow TrustAssessor::assess(const chem::DomainFeatures& f, const std::vector<std::vector<float>>& values, double confidence) const {
+  TrustRow row;
+  const double d = assessDomain(f, row);
+  const auto& s = data_.sigma;
+  for (int j = 0; j < data_.outputs; ++j) {
+    const double sigma = s.ensemble_weight[j] * ensembleSpread(values, j) + s.distance_weight[j] * d;
+    const double half = quantile(j, confidence) * (sigma + s.beta[j]);
+    const double y = values.empty() ? 0.0 : values[0][static_cast<size_t>(j)];
+    row.sigma.push_back(sigma);
+    row.lower.push_back(y - half);
+    row.upper.push_back(y + half);
+  }
+  return row;
+}
+
+namespace {
+
+struct OutputFold {
+  std::vector<double> error, spread, distance;
+};
+
+// The fold's molecules with a label for output j: |error| of member 0, ensemble spread, distance.
+OutputFold outputFold(const TrustFold& fold, int j) {
+  OutputFold o;
+  for (size_t i = 0; i < fold.labels.size(); ++i) {
+    const double y = fold.labels[i][static_cast<size_t>(j)];
+    if (!std::isfinite(y)) continue;
+    o.error.push_back(std::fabs(y - fold.values[i][0][static_cast<size_t>(j)]));
+    o.spread.push_back(ensembleSpread(fold.values[i], j));
+    o.distance.push_back(fold.distance[i]);
+  }
+  return o;
+}
+
+struct SigmaFit {
+  double a = 0, b = 0, beta = 0, share = 0;
+};
+
+// σ = a·spread + b·distance: the share λ of distance (0, 0.1, ..., 1) with the narrowest mean 90 %
+// normalized-conformal interval on the validation fold, scaled so median σ = median |error|.
+SigmaFit chooseSigma(const OutputFold& v) {
+  const double ms = stats::median(v.spread), md = stats::median(v.distance), me = stats::median(v.error);
+  SigmaFit best;
+  double best_width = std::numeric_limits<double>::infinity();
+  for (int step = 0; step <= 10; ++step) {
+    const double share = step / 10.0;
+    if ((share < 1 && !(ms > 0)) || (share > 0 && !(md > 0))) continue;
+    const double a = share < 1 ? (1 - share) / ms : 0, b = share > 0 ? share / md : 0;
+    std::vector<double> sigma(v.error.size()), scores(v.error.size());
+    for (size_t i = 0; i < sigma.size(); ++i) sigma[i] = a * v.spread[i] + b * v.distance[i];
+    const double beta = 0.05 * stats::median(sigma);
+    for (size_t i = 0; i < sigma.size(); ++i) scores[i] = v.error[i] / (sigma[i] + beta);
+    auto c = stats::ConformalScores::fromScores(scores);
+    if (!c.isOk()) continue;
+    const double width = c->quantile(0.9) * (std::accumulate(sigma.begin(), sigma.end(), 0.0) / double(sigma.size()) + beta);
+    if (width < best_width) {
+      best_width = width;
+      const double scale = me > 0 ? me / stats::median(sigma) : 1.0;
+      best = {a * scale, b * scale, beta * scale, share};
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& calibration) {
+  if (calibration.labels.empty()) return Status(StatusCode::InvalidArgument, "no calibration molecules: the trust data needs a calibration fold");
+  if (valid.labels.empty()) return Status(StatusCode::InvalidArgument, "no validation molecules: σ's weights are chosen on the validation fold");
+  t.sigma.ensemble_weight.assign(t.outputs, 0);
+  t.sigma.distance_weight.assign(t.outputs, 0);
+  t.sigma.beta.assign(t.outputs, 0);
+  t.calibration_scores.assign(t.outputs, {});
+  t.calibration_residuals.assign(t.outputs, {});
+  for (int j = 0; j < t.outputs; ++j) {
+    const OutputFold v = outputFold(valid, j);
+    if (v.error.size() < 2) return Status(StatusCode::InvalidArgument, "too few validation labels for output " + std::to_string(j));
+    const SigmaFit fit = chooseSigma(v);
+    if (!(fit.a > 0 || fit.b > 0)) return Status(StatusCode::InvalidArgument, "no usable σ: the ensemble agrees and every molecule is a training duplicate");
+    t.sigma.ensemble_weight[j] = fit.a;
+    t.sigma.distance_weight[j] = fit.b;
+    t.sigma.beta[j] = std::max(fit.beta, 1e-12);
+    if (j == 0) t.sigma.distance_share = fit.share;
+    const OutputFold c = outputFold(calibration, j);
+    for (size_t i = 0; i < c.error.size(); ++i) {
+      const double sigma = fit.a * c.spread[i] + fit.b * c.distance[i];
+      t.calibration_scores[j].push_back(c.error[i] / (sigma + t.sigma.beta[j]));
+      t.calibration_residuals[j].push_back(c.error[i]);
+    }
+    std::sort(t.calibration_scores[j].begin(), t.calibration_scores[j].end());
+    std::sort(t.calibration_residuals[j].begin(), t.calibration_residuals[j].end());
+  }
+  t.domain.similarity_borderline = percentile(calibration.nn_similarity, 0.10);
+  t.domain.similarity_out = percentile(calibration.nn_similarity, 0.01);
+  return Status::ok();
+}
+
+void addReference(bundle::TrustData& t, const chem::DomainFeatures& f, const std::string& id, const std::string& smiles,
+                  const std::vector<float>& labels, const std::vector<float>& prediction) {
+  auto& ref = t.reference;
+  ref.fingerprints.push_back(f.fingerprint);
+  ref.ids.push_back(id);
+  ref.smiles.push_back(smiles);
+  ref.labels.insert(ref.labels.end(), labels.begin(), labels.end());
+  ref.predictions.insert(ref.predictions.end(), prediction.begin(), prediction.end());
+  auto& d = t.domain;
+  d.elements.insert(d.elements.end(), f.elements.begin(), f.elements.end());
+  for (auto e : f.env_r1) if (e) d.env_r1.push_back(e);
+  for (auto e : f.env_r2) if (e) d.env_r2.push_back(e);
+  d.max_heavy_atoms = std::max(d.max_heavy_atoms, f.heavy_atoms);
+  // Keep the sets small while adding (training sets of 10^5+ molecules).
+  if (d.env_r2.size() > 4 * (1u << 20)) finishDomain(d);
+}
+
+void finishDomain(bundle::DomainRules& d) {
+  auto unique = [](auto& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  unique(d.elements);
+  unique(d.env_r1);
+  unique(d.env_r2);
+}
+
+}  // namespace gs::predict

@@ -1,0 +1,94 @@
+#pragma once
+// How far to trust one prediction: the interval, σ and the applicability domain, from a model's
+// trust data (bundle/trust_file.h). LibTorch- and RDKit-free: the Predictor supplies the ensemble's
+// predictions and the molecule's DomainFeatures; the training job builds the trust data here too.
+//
+// Domain bands (every reason that applies is listed; the band is the worst of them):
+//   out         an element never in training; more than one fragment (salt, mixture); more heavy
+//               atoms than any training molecule; nearest-neighbour similarity below the
+//               calibration fold's 1st percentile
+//   borderline  an atom whose radius-1 environment never occurs in training; nearest-neighbour
+//               similarity below the calibration fold's 10th percentile
+//   in          otherwise; atoms whose radius-2 environment is new are still listed (a reason
+//               that does not lower the band: most new molecules have one)
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bundle/trust_file.h"
+#include "chem/domain.h"
+#include "common/stats.h"
+#include "similarity/fingerprint_index.h"
+
+namespace gs::predict {
+
+enum class DomainBand { In, Borderline, Out };
+const char* domainBandName(DomainBand band);
+
+struct NeighbourInfo {
+  int64_t index = 0;  // in the reference set
+  double similarity = 0;
+  std::string id, smiles;
+  std::vector<float> label, prediction;  // per output; NaN = missing
+};
+
+struct TrustRow {
+  std::vector<double> sigma, lower, upper;  // per output, target units; ±inf when unbounded
+  DomainBand band = DomainBand::In;
+  std::vector<std::string> reasons;
+  double nn_similarity = 0;        // to the most similar training molecule
+  std::vector<int> unseen_atoms;   // atoms (parsed-molecule indices) in an environment never seen
+  std::vector<NeighbourInfo> neighbours;  // most similar first
+};
+
+inline constexpr int kShownNeighbours = 5;
+
+class TrustAssessor {
+ public:
+  explicit TrustAssessor(bundle::TrustData data);
+  const bundle::TrustData& data() const { return data_; }
+  int outputs() const { return data_.outputs; }
+
+  // One molecule: `values[m][j]` is ensemble member m's prediction of output j in target units,
+  // member 0 the model itself (the prediction shown).
+  TrustRow assess(const chem::DomainFeatures& features, const std::vector<std::vector<float>>& values, double confidence) const;
+  // The band, reasons and neighbours only; returns d(x).
+  double assessDomain(const chem::DomainFeatures& features, TrustRow& row) const;
+  // 1 − mean Tanimoto of the k nearest training molecules, and those neighbours.
+  double distance(const chem::DomainFeatures& features, std::vector<similarity::Neighbour>* nearest = nullptr) const;
+  // The multiplier of (σ + β) for output j at `confidence` (+inf when the calibration set is too small).
+  double quantile(int j, double confidence) const { return scores_[static_cast<size_t>(j)].quantile(confidence); }
+
+ private:
+  bundle::TrustData data_;
+  similarity::FingerprintIndex index_;
+  std::vector<stats::ConformalScores> scores_;
+};
+
+// Standard deviation (n − 1) of the members' predictions of output j; 0 for one member.
+double ensembleSpread(const std::vector<std::vector<float>>& values, int j);
+
+// What building trust data needs for the validation or calibration fold, one entry per molecule.
+struct TrustFold {
+  std::vector<std::vector<float>> labels;                  // [molecule][output]; NaN = missing
+  std::vector<std::vector<std::vector<float>>> values;     // [molecule][member][output]
+  std::vector<double> distance;                            // d(x)
+  std::vector<double> nn_similarity;                       // nearest training molecule
+};
+
+// Chooses σ's weights on `valid` (the mix of ensemble spread and distance with the narrowest mean
+// 90 % interval, scaled so that median σ = median |error|, β = 5 % of median σ), then fills the
+// calibration scores, residuals and similarity thresholds from `calibration`. `trust` must hold
+// the outputs, reference set and domain sets already.
+Status fitTrust(bundle::TrustData& trust, const TrustFold& valid, const TrustFold& calibration);
+
+// Adds one training molecule to the reference set and the domain's element, environment and size
+// sets; call finishDomain once after the last.
+void addReference(bundle::TrustData& trust, const chem::DomainFeatures& features, const std::string& id,
+                  const std::string& smiles, const std::vector<float>& labels, const std::vector<float>& prediction);
+void finishDomain(bundle::DomainRules& domain);
+
+// The element symbol of atomic number z ("Z123" beyond the table).
+std::string elementSymbol(int z);
+
+}  // namespace gs::predict
