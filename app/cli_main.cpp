@@ -15,6 +15,7 @@
 #include "jobs/featurize_job.h"
 #include "jobs/predict_job.h"
 #include "jobs/train_job.h"
+#include "jobs/trust_builder.h"
 
 namespace {
 
@@ -26,10 +27,11 @@ const char* kUsage =
     "      Per input row: status, atom and bond counts, longest shortest path; with --json one JSON\n"
     "      object per row with the OGB features and Graphormer encodings (reference field names).\n"
     "\n"
-    "  predict --input FILE --output FILE.csv [MODEL OPTIONS] [INPUT OPTIONS] [--convention official|hf]\n"
-    "          [--spatial-pos-max N] [--no-bucketing] [--quiet]\n"
-    "      One CSV row per input row, in input order: row,id,smiles,canonical_smiles,status,<outputs>,message;\n"
-    "      a run record (model SHA-256, settings, versions, counts) goes to FILE.csv.json.\n"
+    "  predict --input FILE --output FILE.csv [MODEL OPTIONS] [INPUT OPTIONS] [TRUST OPTIONS]\n"
+    "          [--convention official|hf] [--spatial-pos-max N] [--no-bucketing] [--quiet]\n"
+    "      One CSV row per input row, in input order: row,id,smiles,canonical_smiles,status,<outputs>,\n"
+    "      <output>_lower,<output>_upper,<output>_sigma per output,domain,domain_reasons,nn_similarity,message;\n"
+    "      a run record (model SHA-256, settings, versions, counts, trust) goes to FILE.csv.json.\n"
     "      Defaults: the model's index convention (official if it names none) and its spatial_pos_max.\n"
     "\n"
     "  train --input FILE.csv --targets COL[,COL...] --output DIR [MODEL OPTIONS] [--preset slim|base|large]\n"
@@ -42,11 +44,22 @@ const char* kUsage =
     "      --model DIR), DIR/split.csv and best/last checkpoints for --resume. --lora-rank R fine-tunes\n"
     "      LoRA adapters on --model instead and writes the small DIR/adapter.safetensors. Prints one\n"
     "      line per epoch and the test MAE. Precision fp32, bf16 or fp16 (CUDA); no memory budget.\n"
+    "      Trust: a calibration fold (--calibration-fraction, 0.1) is held out of training and early stopping;\n"
+    "      --snapshots K (5) further cycles of --snapshot-epochs E (2) at --snapshot-lr X (half --lr) save a\n"
+    "      snapshot ensemble in DIR/snapshots/; DIR/trust.safetensors then holds the interval calibration,\n"
+    "      the applicability domain and the training molecules (see docs/TRUST.md).\n"
     "\n"
     "  evaluate --input FILE.csv [--targets COL[,COL...]] [MODEL OPTIONS] [SPLIT OPTIONS] [INPUT OPTIONS]\n"
     "      Validation and test MAE of the model next to three baselines fitted on the training subset\n"
     "      (mean; ridge on Morgan fingerprints; 5-NN Tanimoto), and test MAE by molecule size, on the\n"
-    "      split train uses with the same options. Without --model: the baselines only. Prints Markdown tables.\n"
+    "      split train uses with the same options. Without --model: the baselines only. Prints Markdown tables;\n"
+    "      with a model that has trust data also interval coverage and width at 80/90 % next to a\n"
+    "      constant-width baseline, Spearman and AUROC of sigma, retention, miscalibration area, and MAE\n"
+    "      inside vs outside the applicability domain, on the test molecules.\n"
+    "\n"
+    "  calibrate --model DIR --input FILE.csv [--targets COL[,COL...]] [SPLIT OPTIONS] [INPUT OPTIONS]\n"
+    "      Rebuilds DIR/trust.safetensors from the file, split as train split it (give the same split\n"
+    "      options), with the snapshots in DIR/snapshots/.\n"
     "\n"
     "  bench --input FILE [MODEL OPTIONS] [--modes LIST] [--workload inference|train] [--json FILE] [--csv FILE]\n"
     "        [--repeats N] [--warmup N] [--max-molecules N] [--quiet] [INPUT OPTIONS]\n"
@@ -81,7 +94,12 @@ const char* kUsage =
     "\n"
     "INPUT OPTIONS: --smiles-column C|#INDEX  --id-column C  --no-header  --sdf-id-property P  --max-atoms N\n"
     "  --atom-order canonical|as-written  --verbose (RDKit's own messages)\n"
-    "SPLIT OPTIONS (train, evaluate): --split random|scaffold  --seed N  --valid-fraction F  --test-fraction F\n"
+    "SPLIT OPTIONS (train, evaluate, calibrate): --split random|scaffold|cluster  --seed N  --valid-fraction F (0.1)\n"
+    "  --test-fraction F (0.1)  --calibration-fraction F (0.1)  --cluster-similarity S (Butina clusters at\n"
+    "  Tanimoto >= S on Morgan fingerprints, 0.65)\n"
+    "TRUST OPTIONS (predict, evaluate): --confidence C (interval level, 0.9)  --no-trust (plain predictions,\n"
+    "  empty trust columns)  --strip-salts (predict the largest organic fragment of a salt or mixture;\n"
+    "  off by default: the domain flags multi-fragment inputs instead of changing them)\n"
     "\n"
     "--atom-order: chirality tags and the choice among equally short paths depend on the order a SMILES\n"
     "writes the atoms in. 'canonical' (default) renumbers atoms canonically first, so every SMILES of a\n"
@@ -228,8 +246,11 @@ int trainCommand(int argc, char** argv) {
   o.description = args.get("--description");
   gs::engine::TrainCallbacks callbacks;
   callbacks.epoch_done = [](const gs::engine::EpochReport& r) {
-    std::cerr << "epoch " << r.epoch << ": train loss " << r.train_loss << ", valid MAE " << r.valid_mae << " ("
-              << r.seconds << " s)" << (r.improved ? " *" : "") << "\n";
+    if (r.snapshot > 0)
+      std::cerr << "snapshot " << r.snapshot << ", epoch " << r.epoch << ": train loss " << r.train_loss << " (" << r.seconds << " s)\n";
+    else
+      std::cerr << "epoch " << r.epoch << ": train loss " << r.train_loss << ", valid MAE " << r.valid_mae << " (" << r.seconds
+                << " s)" << (r.improved ? " *" : "") << "\n";
   };
   auto summary = gs::jobs::runTrain(o, callbacks);
   if (!summary.isOk()) return fail(summary.status().toString());
@@ -249,6 +270,26 @@ int trainCommand(int argc, char** argv) {
               << ", 90 % multiplier " << summary->q90 << "\nwrote " << summary->trust_path << "\n";
   else
     std::cerr << "note: no calibration fold (--calibration-fraction 0): the model has no trust data\n";
+  return 0;
+}
+
+int calibrateCommand(int argc, char** argv) {
+  CliArgs args;
+  std::string error;
+  gs::jobs::CalibrateJobOptions o;
+  const FlagSet flags = FlagSet{{"--input", "--targets"}, {}} + gs::app::modelFlags() + gs::app::inputFlags() + gs::app::splitFlags();
+  if (!gs::app::parseFlags(args, argc, argv, flags, &error) || !gs::app::readModelFlags(args, {}, &o.predictor, &error) ||
+      !gs::app::readInputFlags(args, &o.reader, &o.predictor, &error) || !gs::app::readSplitFlags(args, &o.split, &error))
+    return fail(error);
+  o.model_dir = args.get("--model");
+  o.input = args.get("--input");
+  o.targets = gs::app::splitList(args.get("--targets"));
+  if (o.model_dir.empty() || o.input.empty()) return fail("calibrate needs --model DIR (a train output directory) and --input");
+  auto summary = gs::jobs::runCalibrate(o);
+  if (!summary.isOk()) return fail(summary.status().toString());
+  std::cerr << "calibrate: " << summary->reference << " reference (training) molecules, " << summary->valid << " validation, "
+            << summary->calibration << " calibration; ensemble of " << summary->members + 1 << ", sigma's distance share "
+            << summary->distance_share << ", 90 % multiplier " << summary->q90 << "\nwrote " << summary->path << "\n";
   return 0;
 }
 
@@ -374,6 +415,7 @@ int main(int argc, char** argv) {
   if (command == "predict") return predictCommand(argc, argv);
   if (command == "train") return trainCommand(argc, argv);
   if (command == "evaluate") return evaluateCommand(argc, argv);
+  if (command == "calibrate") return calibrateCommand(argc, argv);
   if (command == "bench") return benchCommand(argc, argv);
   if (command == "explain") return explainCommand(argc, argv);
   return fail("unknown command '" + command + "'\n" + kUsage);

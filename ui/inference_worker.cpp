@@ -1,5 +1,9 @@
 #include "inference_worker.h"
 
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
 #include <QElapsedTimer>
 
 #include <sstream>
@@ -25,6 +29,32 @@ QStringList toQt(const std::vector<std::string>& v) {
 
 QString toQt(const Status& s) { return QString::fromStdString(s.toString()); }
 
+// What the model card shows of the trust data beside the weights (predict/trust_ensemble.h); a
+// file that cannot be read is reported when a run opens it.
+void addTrust(const model::LoadedModel& m, ModelCard& card) {
+  const std::string path = predict::TrustEnsemble::trustPath(m);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    card.trust_note = QObject::tr("This model has no trust data (trust.safetensors): predictions come without intervals or domain.");
+    return;
+  }
+  auto trust = bundle::readTrust(path);
+  if (!trust.isOk()) {
+    card.trust_note = QString::fromStdString(trust.status().message());
+    return;
+  }
+  card.calibration_molecules = static_cast<int>(trust->calibration_rows);
+  const auto& ref = trust->reference;
+  for (int j = 0; j < trust->outputs; ++j) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (int64_t i = 0; i < ref.size(); ++i) {
+      const double v = ref.labels[static_cast<size_t>(i * trust->outputs + j)];
+      if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+    card.label_range.emplace_back(lo, hi);
+  }
+}
+
 ModelCard modelCard(const model::LoadedModel& m) {
   ModelCard card;
   card.path = QString::fromStdString(m.weights_path);
@@ -41,6 +71,7 @@ ModelCard modelCard(const model::LoadedModel& m) {
   card.parameters = m.config.parameterCount();
   card.convention = QString::fromUtf8(graph::conventionName(m.metadata.convention.value_or(graph::Convention::Official)));
   card.notes = toQt(m.notes);
+  addTrust(m, card);
   return card;
 }
 
@@ -91,6 +122,9 @@ Result<predict::PredictorOptions> toPredictorOptions(const RunSettings& settings
   o.session.threads = settings.threads;
   o.session.plan.max_batch_size = std::max(1, settings.batch_size);
   predict::setMemoryBudget(o.session, settings.memory_budget_mib, o.session.plan.max_batch_size);
+  if (!(settings.confidence > 0 && settings.confidence < 1)) return Status(StatusCode::InvalidArgument, "confidence must lie between 0 and 1");
+  o.confidence = settings.confidence;
+  o.strip_salts = settings.strip_salts;
   return o;
 }
 

@@ -36,6 +36,10 @@ struct ModelCard {
   qint64 parameters = 0;
   QString convention;
   QStringList notes;
+  // Trust: "" when the model has trust data, else why not; the training labels' range per output.
+  QString trust_note;
+  int calibration_molecules = 0;
+  std::vector<std::pair<double, double>> label_range;
 };
 
 struct RunSettings {
@@ -46,6 +50,8 @@ struct RunSettings {
   // > 0: batches sized so that their peak tensor memory stays under this; the batch size then
   // caps them (the same rule as graphormer-cli's --memory-budget-mib with --batch-size).
   qint64 memory_budget_mib = 0;
+  double confidence = 0.9;   // of the prediction intervals
+  bool strip_salts = false;  // predict the parent of a salt or mixture
 };
 
 // The predictor options of a run on `model` (path, adapter) with these settings: the one place the

@@ -128,6 +128,7 @@ void MainWindow::connectWorker() {
     guard_->setModelFiles(card.files);
     has_model_ = true;
     results_tab_->setOutputs(card.target_names, card.target_units);
+    results_tab_->setTrust(card.label_range, card.trust_note);
     model_card_->showCard(card);
     run_->setEnabled(!running_);
     statusBar()->showMessage(tr("Model: %1 | Device: %2").arg(QFileInfo(card.path).fileName(), settings_->device()));
@@ -339,6 +340,7 @@ void MainWindow::runPrediction() {
   }
   setRunning(true);
   const RunSettings settings = settings_->settings();
+  results_tab_->setConfidence(settings.confidence);
   chart_->setCudaDevice(settings.device.startsWith(QLatin1String("cuda")) ? settings.device.section(QLatin1Char(':'), 1).toInt() : -1);
   QMetaObject::invokeMethod(worker_, [w = worker_, in, settings] { w->run(in, settings); }, Qt::QueuedConnection);
 }

@@ -40,7 +40,9 @@ void ModelCardView::showCard(const ModelCard& card) {
                       .arg(file.dir().dirName() + QLatin1Char('/') + file.fileName(), card.description.toHtmlEscaped(),
                            targets.join(QStringLiteral(", ")).toHtmlEscaped())
                       .arg(card.layers).arg(card.embedding_dim).arg(card.heads)
-                      .arg(QLocale().toString(card.parameters), card.convention));
+                      .arg(QLocale().toString(card.parameters), card.convention) +
+                  (card.trust_note.isEmpty() ? tr("<br>Trust: intervals calibrated on %1 held-out molecules").arg(card.calibration_molecules)
+                                             : QStringLiteral("<br><i>%1</i>").arg(card.trust_note.toHtmlEscaped())));
   label_->setToolTip(tr("%1\nSHA-256 %2").arg(card.path, card.sha256) +
                      (card.notes.isEmpty() ? QString() : QStringLiteral("\n") + card.notes.join(QLatin1Char('\n'))));
 }

@@ -14,7 +14,72 @@ ResultsModel::ResultsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 int ResultsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }
 
-int ResultsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : FixedColumnCount + numOutputs(); }
+int ResultsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : FixedColumnCount + (numOutputs() > 0 ? 2 * numOutputs() + 1 : 0);
+}
+
+namespace {
+
+QColor bandColour(predict::DomainBand band) {
+  switch (band) {
+    case predict::DomainBand::In: return QColor(0x2E, 0x9E, 0x44);
+    case predict::DomainBand::Borderline: return QColor(0xE8, 0xA2, 0x02);
+    case predict::DomainBand::Out: return QColor(0xC6, 0x28, 0x28);
+  }
+  return {};
+}
+
+QPixmap bandMark(predict::DomainBand band) {
+  QPixmap p(12, 12);
+  p.fill(Qt::transparent);
+  QPainter painter(&p);
+  painter.setRenderHint(QPainter::Antialiasing);
+  painter.setPen(Qt::NoPen);
+  painter.setBrush(bandColour(band));
+  painter.drawEllipse(1, 1, 10, 10);
+  return p;
+}
+
+}  // namespace
+
+QString ResultsModel::trustText(const predict::PredictedRow& r, int column) const {
+  if (!r.status.isOk() || !r.trust) return {};
+  if (column == domainColumn()) return QString::fromUtf8(predict::domainBandName(r.trust->band));
+  const int j = column - intervalColumn(0);
+  if (j < 0 || j >= static_cast<int>(r.trust->lower.size()) || j >= static_cast<int>(r.values.size())) return {};
+  const double half = (r.trust->upper[static_cast<size_t>(j)] - r.trust->lower[static_cast<size_t>(j)]) / 2;
+  if (std::isinf(half)) return tr("unbounded");
+  return QStringLiteral("%1 ± %2").arg(r.values[static_cast<size_t>(j)], 0, 'f', 3).arg(half, 0, 'f', 3);
+}
+
+QVariant ResultsModel::trustData(const predict::PredictedRow& r, int column, int role) const {
+  if (!r.status.isOk()) return {};
+  if (!r.trust) return role == Qt::ToolTipRole ? tr("No interval or domain: the model has no trust data, or trust is off") : QVariant();
+  const auto& t = *r.trust;
+  if (column == domainColumn()) {
+    if (role == Qt::DecorationRole) return bandMark(t.band);
+    if (role == SortRole) return static_cast<int>(t.band);
+    if (role == Qt::ToolTipRole) {
+      QStringList lines{tr("Nearest training molecule: similarity %1").arg(t.nn_similarity, 0, 'f', 2)};
+      for (const auto& reason : t.reasons) lines << QString::fromStdString(reason);
+      return lines.join(QLatin1Char('\n'));
+    }
+    return {};
+  }
+  const int j = column - intervalColumn(0);
+  if (j < 0 || j >= static_cast<int>(t.lower.size())) return {};
+  if (role == SortRole) return t.upper[static_cast<size_t>(j)] - t.lower[static_cast<size_t>(j)];
+  if (role == Qt::ToolTipRole)
+    return tr("%1 % interval [%2, %3]; σ %4 (ensemble spread %5, distance to training %6)")
+        .arg(confidence_ * 100, 0, 'f', 0).arg(t.lower[static_cast<size_t>(j)], 0, 'f', 3).arg(t.upper[static_cast<size_t>(j)], 0, 'f', 3)
+        .arg(t.sigma[static_cast<size_t>(j)], 0, 'f', 3).arg(t.spread[static_cast<size_t>(j)], 0, 'f', 3).arg(t.distance, 0, 'f', 2);
+  return {};
+}
+
+void ResultsModel::setConfidence(double confidence) {
+  confidence_ = confidence;
+  if (numOutputs() > 0) Q_EMIT headerDataChanged(Qt::Horizontal, intervalColumn(0), intervalColumn(numOutputs() - 1));
+}
 
 QString ResultsModel::text(int row, int column) const {
   if (row < 0 || row >= rowCount()) return {};
@@ -29,6 +94,7 @@ QString ResultsModel::text(int row, int column) const {
     case AtomsColumn: return r.num_atoms > 0 ? QString::number(r.num_atoms) : QString();
     default: break;
   }
+  if (column >= intervalColumn(0)) return trustText(r, column);
   const int j = column - FixedColumnCount;
   if (j < 0 || j >= numOutputs() || !r.status.isOk() || j >= static_cast<int>(r.values.size())) return {};
   return QString::number(r.values[static_cast<size_t>(j)], 'f', 4);
@@ -57,8 +123,10 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole: return text(row, column);
     case Qt::DecorationRole:
       if (column == StructureColumn && !r.canonical.empty()) return thumbnail(row);
+      if (column == domainColumn()) return trustData(r, column, role);
       return {};
     case Qt::ToolTipRole:
+      if (column >= intervalColumn(0)) return trustData(r, column, role);
       if (column == StatusColumn) return done ? (r.status.isOk() ? tr("predicted") : QString::fromStdString(r.status.message())) : tr("waiting for its batch");
       if (column == SmilesColumn || column == CanonicalColumn) return text(row, column);
       return {};
@@ -67,12 +135,16 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
       if (column == StatusColumn && !done) return QColor(0x80, 0x80, 0x80);
       return {};
     case Qt::TextAlignmentRole:
-      if (column == RowColumn || column == AtomsColumn || column >= FixedColumnCount)
+      if (column == RowColumn || column == AtomsColumn || (column >= FixedColumnCount && column != domainColumn()))
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
       return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
     case SortRole:
       if (column == RowColumn) return QVariant::fromValue<qlonglong>(r.row);
       if (column == AtomsColumn) return r.num_atoms;
+      if (column >= intervalColumn(0)) {
+        const QVariant v = trustData(r, column, role);
+        return v.isValid() ? v : QVariant(std::numeric_limits<double>::infinity());
+      }
       if (column >= FixedColumnCount) {
         const int j = column - FixedColumnCount;
         // Rows without a value sort after every number.
@@ -96,10 +168,13 @@ QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int 
     case AtomsColumn: return tr("Atoms");
     default: break;
   }
-  const int j = section - FixedColumnCount;
+  if (section == domainColumn()) return tr("Domain");
+  const bool interval = section >= intervalColumn(0);
+  const int j = section - (interval ? intervalColumn(0) : FixedColumnCount);
   if (j < 0 || j >= numOutputs()) return {};
   const QString unit = j < output_units_.size() ? output_units_[j] : QString();
-  return unit.isEmpty() ? output_names_[j] : QStringLiteral("%1 (%2)").arg(output_names_[j], unit);
+  const QString name = interval ? tr("%1 %2 % interval").arg(output_names_[j]).arg(confidence_ * 100, 0, 'f', 0) : output_names_[j];
+  return unit.isEmpty() ? name : QStringLiteral("%1 (%2)").arg(name, unit);
 }
 
 void ResultsModel::setOutputs(const QStringList& names, const QStringList& units) {

@@ -1,8 +1,9 @@
 #pragma once
 // The results table: one row per input row, in input order, filled in as batches finish.
 // Columns: row, name, depiction, SMILES, canonical SMILES, status (reason in the tooltip), atom
-// count, then one column per model output ("gap_ev (eV)"). Numeric columns sort numerically
-// through Qt::UserRole.
+// count, one column per model output ("gap_ev (eV)"), one interval column per output ("value ±
+// half-width" at the run's confidence) and the applicability domain (green / amber / red mark,
+// the reasons in the tooltip). Numeric columns sort numerically through Qt::UserRole.
 #include <QAbstractTableModel>
 #include <QHash>
 #include <QPixmap>
@@ -30,6 +31,11 @@ class ResultsModel final : public QAbstractTableModel {
 
   // Output columns: names and units from the model's metadata.
   void setOutputs(const QStringList& names, const QStringList& units);
+  // The confidence the intervals were computed at (their header).
+  void setConfidence(double confidence);
+  int valueColumn(int j) const { return FixedColumnCount + j; }
+  int intervalColumn(int j) const { return FixedColumnCount + numOutputs() + j; }
+  int domainColumn() const { return FixedColumnCount + 2 * numOutputs(); }
   // New input: rows are pending until setResults covers them.
   void setInput(std::vector<predict::PredictedRow> rows);
   void setResults(int first, const std::vector<predict::PredictedRow>& rows);
@@ -46,10 +52,13 @@ class ResultsModel final : public QAbstractTableModel {
 
  private:
   QPixmap thumbnail(int row) const;
+  QString trustText(const predict::PredictedRow& r, int column) const;
+  QVariant trustData(const predict::PredictedRow& r, int column, int role) const;
 
   std::vector<predict::PredictedRow> rows_;
   std::vector<bool> done_;
   QStringList output_names_, output_units_;
+  double confidence_ = 0.9;
   mutable QHash<int, QPixmap> thumbnails_;
 };
 

@@ -3,6 +3,7 @@
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -11,6 +12,7 @@
 #include "molecule_panel.h"
 #include "results_model.h"
 #include "save_guard.h"
+#include "trust_panel.h"
 
 namespace gs::ui {
 
@@ -48,8 +50,14 @@ ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSpl
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(filter_);
   layout->addWidget(table_);
+  trust_ = new TrustPanel;
+  side_ = new QTabWidget;
+  side_->addTab(molecule_, tr("Molecule"));
+  side_->addTab(trust_, tr("Trust"));
+  side_->setTabToolTip(1, tr("How far to trust the selected prediction: its interval, applicability domain and the "
+                             "nearest training molecules"));
   addWidget(box);
-  addWidget(molecule_);
+  addWidget(side_);
   setStretchFactor(0, 3);
   setStretchFactor(1, 1);
   setSizes({700, 300});
@@ -58,7 +66,18 @@ ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSpl
 void ResultsTab::setOutputs(const QStringList& names, const QStringList& units) {
   results_->setOutputs(names, units);
   first_unit_ = units.value(0);
+  names_ = names;
+  units_ = units;
   sizeColumns();
+}
+
+void ResultsTab::setTrust(const std::vector<std::pair<double, double>>& label_range, const QString& note) {
+  trust_->setModel(names_, units_, label_range, note);
+}
+
+void ResultsTab::setConfidence(double confidence) {
+  results_->setConfidence(confidence);
+  trust_->setConfidence(confidence);
 }
 
 void ResultsTab::setInput(const std::vector<predict::PredictedRow>& rows) {
@@ -118,6 +137,8 @@ void ResultsTab::showSelected() {
   } else if (results_->isDone(row)) {
     caption += QString::fromStdString(r.status.message());
   }
+  if (results_->isDone(row)) trust_->showRow(r);
+  else trust_->clear(tr("Waiting for its batch."));
   auto e = explanations_.find(row);
   if (e == explanations_.end() || !e->second.status.isOk()) {
     molecule_->showMolecule(QString::fromStdString(r.canonical.empty() ? r.input : r.canonical), caption);
@@ -133,6 +154,7 @@ void ResultsTab::sizeColumns() {
   const int widths[ResultsModel::FixedColumnCount] = {50, 120, ResultsModel::kThumbnail.width() + 8, 170, 170, 110, 55};
   for (int c = 0; c < ResultsModel::FixedColumnCount; ++c) h->resizeSection(c, widths[c]);
   for (int c = ResultsModel::FixedColumnCount; c < results_->columnCount(); ++c) h->resizeSection(c, 120);
+  if (results_->numOutputs() > 0) h->resizeSection(results_->domainColumn(), 95);
   // Shown in the order a chemist reads them: what it is, the predictions, then the strings.
   std::vector<int> order{ResultsModel::RowColumn, ResultsModel::NameColumn, ResultsModel::StructureColumn};
   for (int c = ResultsModel::FixedColumnCount; c < results_->columnCount(); ++c) order.push_back(c);

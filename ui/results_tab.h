@@ -1,6 +1,7 @@
 #pragma once
-// The Results tab: the filterable, sortable results table beside the selected molecule's
-// depiction (with its atom attributions once explained). Holds the explanations by row.
+// The Results tab: the filterable, sortable results table beside the selected molecule: its
+// depiction (with its atom attributions once explained) and, on the Trust tab, how far to trust
+// its prediction. Holds the explanations by row.
 #include <QSplitter>
 
 #include <map>
@@ -11,6 +12,7 @@
 #include "predict/prediction_table.h"
 
 class QLineEdit;
+class QTabWidget;
 class QSortFilterProxyModel;
 class QTableView;
 
@@ -19,6 +21,7 @@ namespace gs::ui {
 class MoleculePanel;
 class ResultsModel;
 class SaveGuard;
+class TrustPanel;
 
 class ResultsTab final : public QSplitter {
   Q_OBJECT
@@ -28,8 +31,13 @@ class ResultsTab final : public QSplitter {
   ResultsModel* model() const { return results_; }
   QTableView* table() const { return table_; }
   MoleculePanel* moleculePanel() const { return molecule_; }
+  TrustPanel* trustPanel() const { return trust_; }
+  QTabWidget* sideTabs() const { return side_; }
 
   void setOutputs(const QStringList& names, const QStringList& units);
+  // The model's training label range per output and why it has no trust data ("" = it has).
+  void setTrust(const std::vector<std::pair<double, double>>& label_range, const QString& note);
+  void setConfidence(double confidence);
   // Every input row, pending (clears the explanations), then results as they come.
   void setInput(const std::vector<predict::PredictedRow>& rows);
   void setResults(int first, const std::vector<predict::PredictedRow>& rows);
@@ -56,7 +64,10 @@ class ResultsTab final : public QSplitter {
   QTableView* table_ = nullptr;
   QLineEdit* filter_ = nullptr;
   MoleculePanel* molecule_ = nullptr;
+  TrustPanel* trust_ = nullptr;
+  QTabWidget* side_ = nullptr;
   QString first_unit_;
+  QStringList names_, units_;
   std::map<int, jobs::ExplainedMolecule> explanations_;  // by model row
 };
 

@@ -1,5 +1,6 @@
 #include "settings_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -50,6 +51,18 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), pa
   row->addWidget(value);
   form->addRow(tr("Checkpoint ratio"), row);
   form->addRow(note);
+  confidence_ = new QSpinBox;
+  confidence_->setObjectName(QStringLiteral("confidence"));
+  confidence_->setRange(50, 99);
+  confidence_->setValue(90);
+  confidence_->setSuffix(tr(" %"));
+  confidence_->setToolTip(tr("Confidence of the prediction intervals: that share of molecules like the model's calibration "
+                             "molecules falls inside its interval (split-conformal; less where the domain mark is amber or red)"));
+  strip_salts_ = new QCheckBox(tr("Predict the parent of salts and mixtures"));
+  strip_salts_->setToolTip(tr("Keep the largest organic fragment and say what was removed. Off: the molecule is predicted as "
+                              "given and its domain mark says that the model never saw a multi-fragment input."));
+  form->addRow(tr("Interval confidence"), confidence_);
+  form->addRow(strip_salts_);
 }
 
 RunSettings SettingsPanel::settings() const {
@@ -59,6 +72,8 @@ RunSettings SettingsPanel::settings() const {
   s.batch_size = batch_->value();
   s.threads = threads_->value();
   s.memory_budget_mib = budget_->value();
+  s.confidence = confidence_->value() / 100.0;
+  s.strip_salts = strip_salts_->isChecked();
   return s;
 }
 
@@ -93,6 +108,8 @@ void SettingsPanel::restore() {
   budget_->setValue(s.value(QStringLiteral("run/budget_mib"), 0).toInt());
   threads_->setValue(s.value(QStringLiteral("run/threads"), 0).toInt());
   checkpoint_->setValue(s.value(QStringLiteral("run/checkpoint_percent"), 0).toInt());
+  confidence_->setValue(s.value(QStringLiteral("run/confidence_percent"), 90).toInt());
+  strip_salts_->setChecked(s.value(QStringLiteral("run/strip_salts"), false).toBool());
 }
 
 void SettingsPanel::save() const {
@@ -103,6 +120,8 @@ void SettingsPanel::save() const {
   s.setValue(QStringLiteral("run/budget_mib"), budget_->value());
   s.setValue(QStringLiteral("run/threads"), threads_->value());
   s.setValue(QStringLiteral("run/checkpoint_percent"), checkpoint_->value());
+  s.setValue(QStringLiteral("run/confidence_percent"), confidence_->value());
+  s.setValue(QStringLiteral("run/strip_salts"), strip_salts_->isChecked());
 }
 
 }  // namespace gs::ui

@@ -1,10 +1,12 @@
 #pragma once
 // The run settings: device, precision (unavailable ones greyed out with the reason), batch size,
-// memory budget, threads and the checkpoint ratio of explanations. Owns their QSettings keys.
+// memory budget, threads, the checkpoint ratio of explanations, the confidence of the prediction
+// intervals and salt stripping. Owns their QSettings keys.
 #include <QGroupBox>
 
 #include "inference_worker.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QSlider;
@@ -30,6 +32,8 @@ class SettingsPanel final : public QGroupBox {
   QComboBox *device_ = nullptr, *precision_ = nullptr;
   QSpinBox *batch_ = nullptr, *threads_ = nullptr, *budget_ = nullptr;
   QSlider* checkpoint_ = nullptr;
+  QSpinBox* confidence_ = nullptr;
+  QCheckBox* strip_salts_ = nullptr;
 };
 
 }  // namespace gs::ui

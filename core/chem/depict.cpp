@@ -30,7 +30,15 @@ std::string depictSvg(std::string_view smiles, const DepictOptions& options) {
     RDDepict::compute2DCoords(mol);
     RDKit::MolDraw2DSVG drawer(options.width, options.height);
     applyOptions(drawer, options);
-    RDKit::MolDraw2DUtils::prepareAndDrawMolecule(drawer, mol);
+    std::vector<int> atoms;
+    std::map<int, RDKit::DrawColour> colours;
+    for (int a : options.highlight_atoms)
+      if (a >= 0 && a < static_cast<int>(mol.getNumAtoms())) {
+        atoms.push_back(a);
+        colours[a] = RDKit::DrawColour(1.0, 0.75, 0.2);
+      }
+    RDKit::MolDraw2DUtils::prepareAndDrawMolecule(drawer, mol, "", atoms.empty() ? nullptr : &atoms, nullptr,
+                                                  atoms.empty() ? nullptr : &colours);
     drawer.finishDrawing();
     return drawer.getDrawingText();
   } catch (...) {

@@ -15,6 +15,9 @@ struct DepictOptions {
   // Caps the drawing scale (pixels per bond) so that small molecules are not blown up to fill
   // the box; 0 = fit every molecule to the box.
   double max_bond_length = 0;
+  // Atoms (in the SMILES' order) drawn with an amber highlight, e.g. those in an environment the
+  // model never saw in training.
+  std::vector<int> highlight_atoms;
 };
 
 // "" when the SMILES cannot be read or drawn. Never throws. Thread-safe.

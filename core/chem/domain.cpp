@@ -36,9 +36,16 @@ void atomEnvironments(const RDKit::ROMol& mol, DomainFeatures& out) {
 
 }  // namespace
 
-DomainFeatures domainFeatures(const RDKit::ROMol& mol) {
+DomainFeatures domainFeatures(const RDKit::ROMol& parsed) {
   DomainFeatures out;
   try {
+    // Renumber the atoms in the order the canonical SMILES writes them.
+    (void)RDKit::MolToSmiles(parsed);
+    std::vector<unsigned int> order;
+    std::unique_ptr<RDKit::ROMol> renumbered;
+    if (parsed.getPropIfPresent(RDKit::common_properties::_smilesAtomOutputOrder, order) && order.size() == parsed.getNumAtoms())
+      renumbered.reset(RDKit::MolOps::renumberAtoms(parsed, order));
+    const RDKit::ROMol& mol = renumbered ? *renumbered : parsed;
     std::set<int> elements;
     for (const RDKit::Atom* a : mol.atoms()) out.atomic_numbers.push_back(a->getAtomicNum());
     elements.insert(out.atomic_numbers.begin(), out.atomic_numbers.end());

@@ -2,6 +2,8 @@
 // What the applicability domain needs to know about one molecule, computed from the parsed RDKit
 // molecule while it is alive (featurizeRecord, training-set reading): its elements, fragments,
 // size, the Morgan environment of every atom at radius 1 and 2, and its Morgan fingerprint.
+// Atoms are numbered as in the molecule's canonical SMILES (the row's canonical_smiles), so that
+// reasons and highlights refer to atoms a depiction of that SMILES shows.
 // Also the salt-stripping standardisation (the parent of a salt or mixture).
 #include <cstdint>
 #include <string>

@@ -71,22 +71,31 @@ Result<std::vector<Subset>> splitDataset(size_t n, const SplitOptions& o, const 
     (groups[g].size() * 2 > n_valid || groups[g].size() * 2 > n_test ? big : small).push_back(g);
   std::shuffle(big.begin(), big.end(), rng);
   std::shuffle(small.begin(), small.end(), rng);
-  // Each group goes to the first subset it still fits in; test takes the rest.
-  const std::pair<Subset, size_t> capacity[] = {
-      {Subset::Train, n - n_valid - n_test - n_calib}, {Subset::Valid, n_valid}, {Subset::Calib, n_calib}};
-  size_t filled[3] = {0, 0, 0};
-  for (const auto* list : {&big, &small}) {
+  // Training takes groups while they fit (big ones first); the held-out groups are then dealt in a
+  // seeded random order to validation, calibration and test, each to the subset furthest below its
+  // share, so that the three are exchangeable (calibration stands for test, as conformal needs).
+  const size_t n_train = n - n_valid - n_test - n_calib;
+  size_t in_train = 0;
+  std::vector<size_t> held_out;
+  for (const auto* list : {&big, &small})
     for (size_t g : *list) {
-      const size_t size = groups[g].size();
-      Subset s = Subset::Test;
-      for (size_t c = 0; c < 3; ++c)
-        if (filled[c] + size <= capacity[c].second) {
-          s = capacity[c].first;
-          filled[c] += size;
-          break;
-        }
-      for (size_t i : groups[g]) out[i] = s;
+      if (in_train + groups[g].size() <= n_train) {
+        in_train += groups[g].size();
+        continue;
+      }
+      held_out.push_back(g);
     }
+  std::shuffle(held_out.begin(), held_out.end(), rng);
+  const Subset subsets[3] = {Subset::Valid, Subset::Calib, Subset::Test};
+  const double want[3] = {double(n_valid), double(n_calib), double(n_test)};
+  double filled[3] = {0, 0, 0};
+  for (size_t g : held_out) {
+    size_t best = 3;
+    for (size_t c = 0; c < 3; ++c)
+      if (want[c] > 0 && (best == 3 || filled[c] / want[c] < filled[best] / want[best])) best = c;
+    if (best == 3) best = 2;
+    filled[best] += double(groups[g].size());
+    for (size_t i : groups[g]) out[i] = subsets[best];
   }
   return out;
 }

@@ -6,9 +6,11 @@
 //             the calibration fold, the rest training.
 //   Scaffold: Bemis–Murcko scaffold groups never straddle two sets, so the test molecules have
 //             scaffolds the model never saw (a harder, more honest estimate for new chemistry).
-//             "Balanced" assignment: groups larger than half the validation or test size go first
-//             (so big groups land in training), the rest follow in a seeded random order; each
-//             group goes to training while it fits, then validation, then calibration, then test.
+//             Groups larger than half the validation or test size go first (so big groups land in
+//             training), the rest follow in a seeded random order; each goes to training while it
+//             fits. The held-out groups are then dealt in a seeded random order to validation,
+//             calibration and test, each to the subset furthest below its size, so the three are
+//             exchangeable: calibration on one says what to expect on the others.
 //   Cluster:  the same with Butina clusters of Morgan fingerprints at Tanimoto >= cluster_similarity
 //             (similarity/butina.h) as groups: test molecules are unlike any training cluster.
 #include <cstdint>

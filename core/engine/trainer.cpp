@@ -180,7 +180,9 @@ Status Trainer::snapshotCycles(const std::vector<TrainExample>& train, int cycle
     options_.resume = false;
     options_.reset_head = false;
     options_.seed = saved.seed + 7777ULL * static_cast<uint64_t>(k);
+    snapshot_ = k;
     auto run = fit(train, {}, callbacks);
+    snapshot_ = 0;
     if (!run.isOk()) status = run.status();
     else if (run->cancelled) status = Status(StatusCode::Cancelled, "cancelled while training snapshots");
     else status = snapshot(k);
@@ -298,6 +300,7 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
     r.epoch = epoch;
     r.train_loss = loss_sum / double(steps_per_epoch);
     r.skipped_steps = scaler.skippedSteps();
+    r.snapshot = snapshot_;
     if (!valid.empty()) {
       const auto mae = evaluate(valid);
       r.valid_mae = std::accumulate(mae.begin(), mae.end(), 0.0) / double(k);

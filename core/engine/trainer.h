@@ -58,6 +58,7 @@ struct EpochReport {
   double seconds = 0;
   bool improved = false;
   int skipped_steps = 0;  // FP16 steps skipped by the loss scaler so far
+  int snapshot = 0;       // 0 = the training run; k = snapshot cycle k (snapshotCycles)
 };
 
 // Names of the schedule ("cosine", "linear") and loss ("l1", "mse") for flags and reports.
@@ -104,6 +105,7 @@ class Trainer {
  private:
   model::LoadedModel model_;
   TrainOptions options_;
+  int snapshot_ = 0;  // the snapshot cycle fit() is running, 0 = none
 };
 
 }  // namespace gs::engine

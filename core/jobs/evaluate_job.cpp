@@ -58,8 +58,38 @@ Result<std::unique_ptr<predict::Predictor>> openModel(const EvaluateJobOptions& 
 }
 
 struct Subsets {
-  std::vector<size_t> train, valid, test, all;
+  std::vector<size_t> train, valid, calib, test, all;
 };
+
+Subsets subsetsOf(const std::vector<data::Subset>& split) {
+  Subsets sets;
+  for (size_t i = 0; i < split.size(); ++i) {
+    const auto s = split[i];
+    (s == data::Subset::Test ? sets.test : s == data::Subset::Valid ? sets.valid : s == data::Subset::Calib ? sets.calib : sets.train).push_back(i);
+    sets.all.push_back(i);
+  }
+  return sets;
+}
+
+// Scores the test molecules' trust (intervals, σ, domain) when the model has trust data.
+void scoreTrust(const predict::Predictor& p, const LabelledData& d, const Subsets& sets, const std::vector<predict::PredictedRow>& out,
+                const data::SplitOptions& split, EvaluateReport& report) {
+  if (!p.trust()) {
+    report.note = p.trustNote();
+    return;
+  }
+  const auto& trust = p.trust()->assessor();
+  if (trust.data().split_json != data::splitJson(split))
+    report.note = "the model's trust data was built on the split " + trust.data().split_json + "; this evaluation uses " +
+                  data::splitJson(split) + ": its test molecules may include the model's training or calibration molecules";
+  std::vector<const predict::PredictedRow*> rows;
+  std::vector<std::vector<float>> labels;
+  for (size_t i : sets.test) {
+    rows.push_back(&out[i]);
+    labels.push_back(d.targets[i]);
+  }
+  report.trust = trustMetrics(trust, rows, labels, report.targets);
+}
 
 // Mean, ridge and k-NN predictions for every row (fitted on the training rows only).
 Result<std::vector<Predictions>> baselines(const LabelledData& d, const Subsets& sets, const EvaluateJobOptions& options,
@@ -124,7 +154,7 @@ Result<LabelledData> readEvaluationData(const EvaluateJobOptions& options, const
     read.featurize.atom_order = options.predictor.atom_order;
   }
   read.scaffolds = options.split.kind == data::SplitKind::Scaffold;
-  read.fingerprints = true;
+  read.fingerprints = true;  // baselines and the cluster split
   return readLabelled(read);
 }
 
@@ -145,13 +175,10 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
   const auto& d = data.value();
   report.rows = d.rows_read;
   report.skipped = d.skipped;
-  Subsets sets;
-  for (size_t i = 0; i < d.rows.size(); ++i) {
-    (split.value()[i] == data::Subset::Test ? sets.test : split.value()[i] == data::Subset::Valid ? sets.valid : sets.train).push_back(i);
-    sets.all.push_back(i);
-  }
+  const Subsets sets = subsetsOf(split.value());
   report.train = static_cast<int64_t>(sets.train.size());
   report.valid = static_cast<int64_t>(sets.valid.size());
+  report.calibration = static_cast<int64_t>(sets.calib.size());
   report.test = static_cast<int64_t>(sets.test.size());
   if (sets.train.empty()) return Status(StatusCode::InvalidArgument, "no training molecules in '" + options.input + "'");
   auto preds = baselines(d, sets, options, report);
@@ -165,6 +192,7 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
     for (size_t i = 0; i < n; ++i)
       if (out[i].status.isOk())
         for (size_t j = 0; j < k; ++j) preds->back()[i][j] = out[i].values[j];
+    scoreTrust(*predictor.value(), d, sets, out, options.split, report);
   }
   for (size_t m = 0; m < names.size(); ++m) {
     MethodScores s;
@@ -185,8 +213,8 @@ std::string formatReport(const EvaluateReport& r) {
   out << "input: " << r.input << "\n";
   if (!r.model_path.empty()) out << "model: " << r.model_path << " (sha256 " << r.model_sha256 << ")\n";
   out << "split: " << data::splitKindName(r.split.kind) << ", seed " << r.split.seed << ", valid " << r.split.valid_fraction
-      << ", test " << r.split.test_fraction << "; rows " << r.rows << " -> train " << r.train << ", valid " << r.valid
-      << ", test " << r.test;
+      << ", calibration " << r.split.calib_fraction << ", test " << r.split.test_fraction << "; rows " << r.rows << " -> train "
+      << r.train << ", valid " << r.valid << ", calibration " << r.calibration << ", test " << r.test;
   for (const auto& [why, count] : r.skipped) out << "; skipped " << why << " " << count;
   out << "\n\n";
   for (size_t j = 0; j < r.targets.size(); ++j) {
@@ -218,6 +246,8 @@ std::string formatReport(const EvaluateReport& r) {
     for (const auto& m : r.methods) out << " " << b.test_mae.at(m.method) << " |";
     out << "\n";
   }
+  out << formatTrustMetrics(r.trust);
+  if (!r.note.empty()) out << "\nnote: " << r.note << "\n";
   return out.str();
 }
 

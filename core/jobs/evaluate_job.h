@@ -8,6 +8,8 @@
 //   model  — the Graphormer (when a model is given),
 // and the test MAE of each by molecule size (heavy atoms). Baselines are fitted on the training
 // subset only, so their numbers are comparable with a model trained with the same split options.
+// The calibration fold is left out of everything. With a model that has trust data, the test
+// molecules' intervals, σ and domain are scored too (jobs/trust_report.h).
 #include <map>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include <optional>
 
 #include "jobs/labelled_data.h"
+#include "jobs/trust_report.h"
 #include "predict/predictor.h"
 
 namespace gs::jobs {
@@ -47,13 +50,15 @@ struct EvaluateReport {
   std::string input;
   std::vector<std::string> targets;
   data::SplitOptions split;
-  int64_t rows = 0, train = 0, valid = 0, test = 0;
+  int64_t rows = 0, train = 0, valid = 0, calibration = 0, test = 0;
   std::map<std::string, int64_t> skipped;
   std::vector<MethodScores> methods;  // mean, ridge, knn[, model]
   std::vector<double> ridge_lambda;   // chosen per target
   int knn_k = 5;
   std::vector<SizeBin> by_size;
   std::string model_path, model_sha256;
+  std::vector<TrustMetrics> trust;  // when the model has trust data
+  std::string note;                 // e.g. the model was trained on another split, or has no trust data
 };
 
 Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options);

@@ -1,6 +1,7 @@
 #include "jobs/trust_builder.h"
 
 #include <cmath>
+#include <filesystem>
 
 #include "model/loader.h"
 #include "predict/predictor.h"
@@ -113,6 +114,46 @@ Result<TrustBuildSummary> buildTrust(const TrustBuildInputs& in) {
   summary.distance_share = trust.sigma.distance_share;
   summary.q90 = predict::TrustAssessor(trust).quantile(0, 0.9);
   return summary;
+}
+
+namespace {
+
+// The snapshot directories of a model directory, in cycle order.
+std::vector<std::string> snapshotMembers(const std::string& dir) {
+  std::vector<std::string> members;
+  for (int k = 1; std::filesystem::exists(dir + "/snapshots/" + std::to_string(k)); ++k) members.push_back("snapshots/" + std::to_string(k));
+  return members;
+}
+
+}  // namespace
+
+Result<TrustBuildSummary> runCalibrate(const CalibrateJobOptions& options) {
+  if (options.split.calib_fraction <= 0) return Status(StatusCode::InvalidArgument, "calibration needs a calibration fold (--calibration-fraction > 0)");
+  auto probe = openPlain(options.model_dir, options.predictor);
+  if (!probe.isOk()) return probe.status();
+  LabelledDataOptions read;
+  read.input = options.input;
+  read.targets = options.targets;
+  if (read.targets.empty())
+    for (int j = 0; j < probe.value()->numOutputs(); ++j) read.targets.push_back(probe.value()->model().metadata.outputName(j));
+  read.reader = options.reader;
+  read.featurize = probe.value()->featurizeOptions();
+  read.featurize.domain = true;
+  read.scaffolds = options.split.kind == data::SplitKind::Scaffold;
+  read.fingerprints = options.split.kind == data::SplitKind::Cluster;
+  probe.value().reset();
+  auto data = readLabelled(read);
+  if (!data.isOk()) return data.status();
+  auto split = splitLabelled(data.value(), options.split);
+  if (!split.isOk()) return split.status();
+  TrustBuildInputs in;
+  in.model_dir = options.model_dir;
+  in.members = snapshotMembers(options.model_dir);
+  in.data = &data.value();
+  in.split = &split.value();
+  in.split_options = options.split;
+  in.predictor = options.predictor;
+  return buildTrust(in);
 }
 
 }  // namespace gs::jobs

@@ -30,4 +30,17 @@ struct TrustBuildSummary {
 
 Result<TrustBuildSummary> buildTrust(const TrustBuildInputs& inputs);
 
+// `graphormer-cli calibrate`: rebuilds a trained model directory's trust data from a labelled
+// file split exactly as train split it (same split options), with the snapshots the directory
+// holds (snapshots/<k>). For a model whose trust file is missing, stale or from an older build.
+struct CalibrateJobOptions {
+  std::string model_dir;
+  std::string input;
+  std::vector<std::string> targets;  // empty = the model's target names
+  data::ReaderOptions reader;
+  data::SplitOptions split;
+  predict::PredictorOptions predictor;  // device, threads, parsing
+};
+Result<TrustBuildSummary> runCalibrate(const CalibrateJobOptions& options);
+
 }  // namespace gs::jobs

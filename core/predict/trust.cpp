@@ -77,10 +77,12 @@ double ensembleSpread(const std::vector<std::vector<float>>& values, int j) {
 }
 
 TrustAssessor::TrustAssessor(bundle::TrustData data) : data_(std::move(data)), index_(data_.reference.fingerprints) {
-  for (const auto& s : data_.calibration_scores) {
+  auto conformal = [](const std::vector<double>& s) {
     auto c = stats::ConformalScores::fromScores(s);
-    scores_.push_back(c.isOk() ? std::move(c.value()) : stats::ConformalScores());
-  }
+    return c.isOk() ? std::move(c.value()) : stats::ConformalScores();
+  };
+  for (const auto& s : data_.calibration_scores) scores_.push_back(conformal(s));
+  for (const auto& s : data_.calibration_residuals) residuals_.push_back(conformal(s));
 }
 
 double TrustAssessor::distance(const chem::DomainFeatures& f, std::vector<similarity::Neighbour>* nearest) const {
@@ -113,8 +115,9 @@ double TrustAssessor::assessDomain(const chem::DomainFeatures& f, TrustRow& row)
   const std::string sim = "nearest training molecule similarity " + fixed(row.nn_similarity);
   if (row.nn_similarity < d.similarity_out) add(DomainBand::Out, sim + " < " + fixed(d.similarity_out));
   else if (row.nn_similarity < d.similarity_borderline) add(DomainBand::Borderline, sim + " < " + fixed(d.similarity_borderline));
+  const size_t known = row.unseen_atoms.size();
   if (auto r1 = unseenAtoms(f, f.env_r1, d.env_r1, row.unseen_atoms); !r1.empty())
-    add(DomainBand::Borderline, "radius-1 environment never in training at atom " + r1);
+    add(row.unseen_atoms.size() - known >= 2 ? DomainBand::Out : DomainBand::Borderline, "radius-1 environment never in training at atom " + r1);
   if (auto r2 = unseenAtoms(f, f.env_r2, d.env_r2, row.unseen_atoms); !r2.empty())
     add(DomainBand::In, "radius-2 environment never in training at atom " + r2);
   std::sort(row.unseen_atoms.begin(), row.unseen_atoms.end());
@@ -135,10 +138,13 @@ double TrustAssessor::assessDomain(const chem::DomainFeatures& f, TrustRow& row)
 TrustRow TrustAssessor::assess(const chem::DomainFeatures& f, const std::vector<std::vector<float>>& values, double confidence) const {
   TrustRow row;
   const double d = assessDomain(f, row);
+  row.distance = d;
   const auto& s = data_.sigma;
   for (int j = 0; j < data_.outputs; ++j) {
-    const double sigma = s.ensemble_weight[j] * ensembleSpread(values, j) + s.distance_weight[j] * d;
-    const double half = quantile(j, confidence) * (sigma + s.beta[j]);
+    const double spread = ensembleSpread(values, j);
+    const double sigma = s.ensemble_weight[j] * spread + s.distance_weight[j] * d;
+    const double half = halfWidth(j, sigma, confidence);
+    row.spread.push_back(spread);
     const double y = values.empty() ? 0.0 : values[0][static_cast<size_t>(j)];
     row.sigma.push_back(sigma);
     row.lower.push_back(y - half);

@@ -5,9 +5,10 @@
 //
 // Domain bands (every reason that applies is listed; the band is the worst of them):
 //   out         an element never in training; more than one fragment (salt, mixture); more heavy
-//               atoms than any training molecule; nearest-neighbour similarity below the
-//               calibration fold's 1st percentile
-//   borderline  an atom whose radius-1 environment never occurs in training; nearest-neighbour
+//               atoms than any training molecule; two or more atoms whose radius-1 environment
+//               never occurs in training; nearest-neighbour similarity below the calibration
+//               fold's 1st percentile
+//   borderline  one atom whose radius-1 environment never occurs in training; nearest-neighbour
 //               similarity below the calibration fold's 10th percentile
 //   in          otherwise; atoms whose radius-2 environment is new are still listed (a reason
 //               that does not lower the band: most new molecules have one)
@@ -34,6 +35,8 @@ struct NeighbourInfo {
 
 struct TrustRow {
   std::vector<double> sigma, lower, upper;  // per output, target units; ±inf when unbounded
+  std::vector<double> spread;               // per output: the ensemble's standard deviation
+  double distance = 0;                      // d(x): 1 − mean Tanimoto of the k nearest
   DomainBand band = DomainBand::In;
   std::vector<std::string> reasons;
   double nn_similarity = 0;        // to the most similar training molecule
@@ -56,13 +59,19 @@ class TrustAssessor {
   double assessDomain(const chem::DomainFeatures& features, TrustRow& row) const;
   // 1 − mean Tanimoto of the k nearest training molecules, and those neighbours.
   double distance(const chem::DomainFeatures& features, std::vector<similarity::Neighbour>* nearest = nullptr) const;
+  // The interval half-width of output j at `confidence` for a molecule of difficulty σ.
+  double halfWidth(int j, double sigma, double confidence) const {
+    return quantile(j, confidence) * (sigma + data_.sigma.beta[static_cast<size_t>(j)]);
+  }
+  // The constant-width baseline's half-width: the conformal quantile of the plain residuals.
+  double constantHalfWidth(int j, double confidence) const { return residuals_[static_cast<size_t>(j)].quantile(confidence); }
   // The multiplier of (σ + β) for output j at `confidence` (+inf when the calibration set is too small).
   double quantile(int j, double confidence) const { return scores_[static_cast<size_t>(j)].quantile(confidence); }
 
  private:
   bundle::TrustData data_;
   similarity::FingerprintIndex index_;
-  std::vector<stats::ConformalScores> scores_;
+  std::vector<stats::ConformalScores> scores_, residuals_;
 };
 
 // Standard deviation (n − 1) of the members' predictions of output j; 0 for one member.

@@ -10,7 +10,7 @@ fixture="$data/graphormer-reference"
 statuses=$(tail -n +2 "$tmp/bad.csv" | python3 -c 'import csv,sys; csv.field_size_limit(1 << 30); print(" ".join(r[4] for r in csv.reader(sys.stdin)))')
 expected="ok empty empty syntax_error chemistry_error syntax_error chemistry_error too_many_atoms syntax_error ok ok"
 [ "$statuses" = "$expected" ] || { echo "statuses: '$statuses' expected '$expected'"; exit 1; }
-head -1 "$tmp/bad.csv" | grep -qx "row,id,smiles,canonical_smiles,status,output_0,output_1,message" \
+head -1 "$tmp/bad.csv" | grep -qx "row,id,smiles,canonical_smiles,status,output_0,output_1,output_0_lower,output_0_upper,output_0_sigma,output_1_lower,output_1_upper,output_1_sigma,domain,domain_reasons,nn_similarity,message" \
   || { echo "header: $(head -1 "$tmp/bad.csv")"; exit 1; }
 python3 - "$tmp/bad.csv" <<'PY'
 import csv, sys
@@ -30,7 +30,9 @@ assert rec["precision"] == "fp32" and rec["device"] == "cpu" and rec["batch_size
 assert rec["convention"] == "official" and rec["spatial_pos_max"] == 1024
 assert rec["rows"] == 11 and sum(rec["counts"].values()) == 11 and rec["counts"]["ok"] == 3
 assert rec["libraries"]["libtorch"] and rec["libraries"]["rdkit"].startswith("20")
+assert rec["trust"]["file"] == "" and "no trust data" in rec["trust"]["note"], rec["trust"]
 PY
+grep -q "note: the model has no trust data" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
 [ -z "$(ls "$tmp" | grep tmp- || true)" ] || { echo "temporary files left behind"; exit 1; }
 
 # Same numbers as the Python reference, from each checkpoint format, HF convention.

@@ -11,12 +11,15 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
     --epochs 2 --seed 1 2> "$tmp/train.txt"
 grep -q "^epoch 2:" "$tmp/train.txt" || { cat "$tmp/train.txt"; exit 1; }
 grep -q "skipped 1 no_target; skipped 1 syntax_error" "$tmp/train.txt" || { cat "$tmp/train.txt"; exit 1; }
-for f in model.safetensors best.safetensors last.safetensors state.json optimizer.pt; do
+grep -q "calibration molecules" "$tmp/train.txt" || { cat "$tmp/train.txt"; exit 1; }
+grep -q "^snapshot 5, epoch 2:" "$tmp/train.txt" || { cat "$tmp/train.txt"; exit 1; }
+for f in model.safetensors best.safetensors last.safetensors state.json optimizer.pt trust.safetensors snapshots/5/model.safetensors; do
   [ -f "$tmp/model/$f" ] || { echo "missing $f"; exit 1; }
 done
 
 "$cli" predict --model "$tmp/model" --input "$tmp/t.csv" --output "$tmp/p.csv" --quiet 2>/dev/null
-head -1 "$tmp/p.csv" | grep -qx "row,id,smiles,canonical_smiles,status,tpsa,message" || { head -1 "$tmp/p.csv"; exit 1; }
+head -1 "$tmp/p.csv" | grep -qx "row,id,smiles,canonical_smiles,status,tpsa,tpsa_lower,tpsa_upper,tpsa_sigma,domain,domain_reasons,nn_similarity,message" \
+  || { head -1 "$tmp/p.csv"; exit 1; }
 [ "$(tail -n +2 "$tmp/p.csv" | wc -l)" -eq 202 ] || { echo "expected 202 prediction rows"; exit 1; }
 python3 - "$tmp/p.csv" <<'PY'
 import csv, sys
@@ -25,14 +28,49 @@ ok = [float(r["tpsa"]) for r in rows if r["status"] == "ok"]
 assert len(ok) == 201, len(ok)
 assert 0 < sum(ok) / len(ok) < 200, "predictions are not in TPSA units (normalisation lost?)"
 assert rows[200]["status"] == "syntax_error"
+for r in rows:
+    if r["status"] != "ok":
+        assert r["tpsa_lower"] == r["domain"] == "", r
+        continue
+    assert float(r["tpsa_lower"]) < float(r["tpsa"]) < float(r["tpsa_upper"]), r
+    assert float(r["tpsa_sigma"]) > 0 and r["domain"] in ("in", "borderline", "out"), r
+    assert 0 <= float(r["nn_similarity"]) <= 1, r
+# Training molecules are their own nearest neighbours.
+assert sum(float(r["nn_similarity"]) == 1.0 for r in rows if r["status"] == "ok") >= 100
 PY
+# A wider confidence gives wider intervals; --no-trust leaves the columns empty, same predictions.
+"$cli" predict --model "$tmp/model" --input "$tmp/t.csv" --output "$tmp/p95.csv" --confidence 0.95 --quiet 2>/dev/null
+"$cli" predict --model "$tmp/model" --input "$tmp/t.csv" --output "$tmp/pn.csv" --no-trust --quiet 2>/dev/null
+python3 - "$tmp/p.csv" "$tmp/p95.csv" "$tmp/pn.csv" <<'PY'
+import csv, sys
+a, b, n = (list(csv.DictReader(open(p))) for p in sys.argv[1:])
+for x, y, z in zip(a, b, n):
+    assert x["tpsa"] == y["tpsa"] == z["tpsa"], (x, z)
+    if x["status"] == "ok":
+        assert float(y["tpsa_upper"]) - float(y["tpsa_lower"]) >= float(x["tpsa_upper"]) - float(x["tpsa_lower"])
+    assert z["tpsa_lower"] == z["domain"] == ""
+PY
+# calibrate rebuilds the trust file from the same split: the same intervals.
+cp "$tmp/model/trust.safetensors" "$tmp/trust.orig"
+"$cli" calibrate --model "$tmp/model" --input "$tmp/t.csv" --targets tpsa --seed 1 2> "$tmp/cal.txt" || { cat "$tmp/cal.txt"; exit 1; }
+"$cli" predict --model "$tmp/model" --input "$tmp/t.csv" --output "$tmp/pc.csv" --quiet 2>/dev/null
+cmp -s "$tmp/p.csv" "$tmp/pc.csv" || { echo "calibrate changed the intervals of the same split"; exit 1; }
+# A corrupt trust file is refused by name; --no-trust still predicts.
+python3 - "$tmp/model/trust.safetensors" <<'PY'
+import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[-5] ^= 0xFF; open(p, "wb").write(b)
+PY
+if "$cli" predict --model "$tmp/model" --input "$tmp/t.csv" --output "$tmp/x.csv" 2> "$tmp/e.txt"; then echo "corrupt trust accepted"; exit 1; fi
+grep -q "trust file '.*trust.safetensors'.*SHA-256" "$tmp/e.txt" || { cat "$tmp/e.txt"; exit 1; }
+"$cli" predict --model "$tmp/model" --input "$tmp/t.csv" --output "$tmp/x.csv" --no-trust --quiet 2>/dev/null
+cp "$tmp/trust.orig" "$tmp/model/trust.safetensors"
 
 # Scaffold split: split.csv lists every usable row with its subset.
 "$cli" train --input "$tmp/t.csv" --targets tpsa --output "$tmp/scaf" --layers 2 --dim 16 --heads 2 --ffn 16 \
     --epochs 1 --seed 1 --split scaffold 2> "$tmp/scaf.txt" || { cat "$tmp/scaf.txt"; exit 1; }
 head -1 "$tmp/scaf/split.csv" | grep -qx "row,id,subset" || { head -2 "$tmp/scaf/split.csv"; exit 1; }
 [ "$(tail -n +2 "$tmp/scaf/split.csv" | wc -l)" -eq 200 ] || { echo "split.csv should list 200 usable rows"; exit 1; }
-for s in train valid test; do grep -q ",$s\$" "$tmp/scaf/split.csv" || { echo "no $s rows in split.csv"; exit 1; }; done
+for s in train valid calibration test; do grep -q ",$s\$" "$tmp/scaf/split.csv" || { echo "no $s rows in split.csv"; exit 1; }; done
 
 # LoRA fine-tuning of the first model: a small adapter file, no full model; predict finds the base.
 "$cli" train --input "$tmp/t.csv" --targets tpsa --output "$tmp/lora" --model "$tmp/model" --lora-rank 2 \
@@ -66,9 +104,14 @@ grep -q "base model" "$tmp/e.txt" || { cat "$tmp/e.txt"; exit 1; }
 
 # evaluate: the model next to the three baselines on the same split.
 "$cli" evaluate --input "$tmp/t.csv" --model "$tmp/model" --seed 1 > "$tmp/eval.md" 2> "$tmp/eval.txt" || { cat "$tmp/eval.txt"; exit 1; }
-for m in "mean of training targets" "ridge (Morgan" "5-NN Tanimoto" "Graphormer" "heavy atoms"; do
+for m in "mean of training targets" "ridge (Morgan" "5-NN Tanimoto" "Graphormer" "heavy atoms" "coverage at 90 %" \
+         "constant-width conformal" "Spearman" "miscalibration area" "| outside (borderline + out) |"; do
   grep -q "$m" "$tmp/eval.md" || { echo "evaluate output lacks '$m'"; cat "$tmp/eval.md"; exit 1; }
 done
+
+# The cluster split (Butina at Tanimoto 0.65) keeps every cluster in one subset.
+"$cli" evaluate --input "$tmp/t.csv" --targets tpsa --split cluster --seed 1 > "$tmp/evc.md" 2> "$tmp/evc.txt" || { cat "$tmp/evc.txt"; exit 1; }
+grep -q "split: cluster" "$tmp/evc.md" || { cat "$tmp/evc.md"; exit 1; }
 
 if "$cli" train --input "$tmp/t.csv" --targets nope --output "$tmp/m2" 2> "$tmp/e.txt"; then echo "unknown target accepted"; exit 1; fi
 grep -q "target column 'nope'" "$tmp/e.txt" || { cat "$tmp/e.txt"; exit 1; }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 
+#include "similarity/butina.h"
 #include "similarity/fingerprint_index.h"
 #include "similarity/knn.h"
 
@@ -77,6 +78,38 @@ TEST(FingerprintIndex, KnnPredictionIsTheMeanOfTheNearestLabelledNeighbours) {
     if (i != 3) labelled.push_back(refs[i]), label_of.push_back(static_cast<int>(i));
   const auto nn = bruteForce(labelled, q, 2);
   EXPECT_DOUBLE_EQ(got[0], (label_of[nn[0].index] + label_of[nn[1].index]) / 2.0);
+}
+
+// Butina: each molecule joins the first centroid (most neighbours first) within the threshold;
+// members of a cluster are within the threshold of its centroid, and centroids are not of each other.
+TEST(Butina, ClustersAreTightAroundCentroidsThatAreApart) {
+  std::mt19937_64 rng(9);
+  std::vector<similarity::BitFingerprint> fps;
+  for (int c = 0; c < 4; ++c) {
+    const auto centre = randomFingerprint(rng, 0.03);
+    for (int m = 0; m < 5 + 3 * c; ++m) {
+      auto f = centre;  // flip a few bits
+      for (int k = 0; k < 3; ++k) {
+        const int b = static_cast<int>(rng() % 2048);
+        f.words[b / 64] ^= uint64_t{1} << (b % 64);
+      }
+      f.on_bits = 0;
+      for (auto w : f.words) f.on_bits += __builtin_popcountll(w);
+      fps.push_back(f);
+    }
+  }
+  const auto cluster = similarity::butinaClusters(fps, 0.65);
+  ASSERT_EQ(cluster.size(), fps.size());
+  // The planted groups come back exactly (random centres are far apart at 3 % density).
+  size_t at = 0;
+  for (int c = 0; c < 4; ++c)
+    for (int m = 0; m < 5 + 3 * c; ++m, ++at) EXPECT_EQ(cluster[at], cluster[at - static_cast<size_t>(m)]) << at;
+  EXPECT_EQ(*std::max_element(cluster.begin(), cluster.end()), 3);
+  EXPECT_EQ(cluster.back(), 0);  // the largest group has the most neighbours: first centroid
+  EXPECT_EQ(similarity::butinaClusters(fps, 0.65), cluster);
+  EXPECT_EQ(*std::max_element(cluster.begin(), cluster.end()), 3);
+  const auto singletons = similarity::butinaClusters(fps, 1.01);
+  EXPECT_EQ(*std::max_element(singletons.begin(), singletons.end()), static_cast<int>(fps.size()) - 1);
 }
 
 }  // namespace

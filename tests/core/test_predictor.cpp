@@ -48,6 +48,9 @@ predict::PredictorOptions nonDefaultOptions() {
   o.session.spatial_pos_max = 20;
   o.parse.max_atoms = 99;
   o.atom_order = chem::AtomOrder::AsWritten;
+  o.trust = false;
+  o.confidence = 0.8;
+  o.strip_salts = true;
   return o;
 }
 
@@ -71,7 +74,8 @@ TEST(PredictorOptions, EveryFieldTakesPartInEquality) {
       [](auto& o) { o.session.plan.bucketing = false; }, [](auto& o) { o.session.plan.window = 9; },
       [](auto& o) { o.session.plan.max_padded_nodes = 5; }, [](auto& o) { o.session.memory_budget_bytes = 1; },
       [](auto& o) { o.session.convention = graph::Convention::Official; }, [](auto& o) { o.session.spatial_pos_max = 1024; },
-      [](auto& o) { o.parse.max_atoms = 3; }, [](auto& o) { o.atom_order = chem::AtomOrder::AsWritten; }};
+      [](auto& o) { o.parse.max_atoms = 3; }, [](auto& o) { o.atom_order = chem::AtomOrder::AsWritten; },
+      [](auto& o) { o.trust = false; }, [](auto& o) { o.confidence = 0.95; }, [](auto& o) { o.strip_salts = true; }};
   for (size_t i = 0; i < changes.size(); ++i) {
     predict::PredictorOptions o = base;
     changes[i](o);
@@ -271,7 +275,11 @@ TEST(Predictor, RunRecordDescribesTheModelAndSettings) {
   EXPECT_EQ(r.model_sha256.size(), 64u);
   EXPECT_EQ(r.outputs, 1);
   EXPECT_EQ(p.value()->header().front(), "row");
-  EXPECT_EQ(p.value()->header().size(), 7u);  // row,id,smiles,canonical_smiles,status,<1 output>,message
+  const std::vector<std::string> header{"row", "id", "smiles", "canonical_smiles", "status", "gap_ev", "gap_ev_lower",
+                                        "gap_ev_upper", "gap_ev_sigma", "domain", "domain_reasons", "nn_similarity", "message"};
+  EXPECT_EQ(p.value()->header(), header);
+  EXPECT_EQ(r.confidence, 0.9);
+  EXPECT_FALSE(r.strip_salts);
 }
 
 TEST(BenchReport, TableCsvAndJsonCarryEveryMode) {

@@ -183,12 +183,16 @@ TEST(MainWindow, FiveHundredMoleculesFillTheTableInInputOrderWithStatuses) {
   std::ifstream csv_file(path);
   auto reader = data::makeReader(data::FileFormat::Csv, csv_file);
   const auto columns = reader->columns();
-  ASSERT_EQ(columns.size(), 7u);  // row,id,smiles,canonical_smiles,status,gap_ev,message
+  // row,id,smiles,canonical_smiles,status,gap_ev,gap_ev_lower,gap_ev_upper,gap_ev_sigma,domain,domain_reasons,nn_similarity,message
+  ASSERT_EQ(columns.size(), 13u);
   EXPECT_EQ(columns[5], "gap_ev");
+  EXPECT_EQ(columns[6], "gap_ev_lower");
+  EXPECT_EQ(columns[9], "domain");
   data::RawRecord rec;
   int n = 0;
   while (reader->next(rec)) {
-    ASSERT_EQ(rec.fields.size(), 7u);
+    ASSERT_EQ(rec.fields.size(), 13u);
+    EXPECT_EQ(rec.fields[9], m->text(n, m->domainColumn()).toStdString());
     EXPECT_EQ(rec.fields[0], m->text(n, ResultsModel::RowColumn).toStdString());
     EXPECT_EQ(rec.fields[1], m->text(n, ResultsModel::NameColumn).toStdString());
     EXPECT_EQ(rec.fields[2], m->text(n, ResultsModel::SmilesColumn).toStdString());
@@ -308,6 +312,46 @@ TEST(MainWindow, CompareTabMeasuresEachModeOnTheCurrentMolecules) {
   // Predictions still work afterwards (the comparison left the weights in FP32).
   ASSERT_TRUE(win.run(QStringLiteral("CCO ethanol\n")));
   EXPECT_TRUE(win.w.resultsModel()->rowAt(0).status.isOk());
+}
+
+TEST(MainWindow, TrustColumnsFillInOrderAndThePanelShowsTheNeighbours) {
+  Window win;
+  QString text = nciLines(40);
+  text += QStringLiteral("[Na+].[Cl-] salt\n[U] uranium\nnot_a_smiles bad\n");
+  ASSERT_TRUE(win.run(text));
+  const auto* m = win.w.resultsModel();
+  ASSERT_EQ(m->rowCount(), 43);
+  ASSERT_EQ(m->numOutputs(), 1);
+  EXPECT_TRUE(m->headerData(m->intervalColumn(0), Qt::Horizontal, Qt::DisplayRole).toString().contains(QStringLiteral("90 % interval")));
+  for (int i = 0; i < 42; ++i) {
+    ASSERT_TRUE(m->rowAt(i).status.isOk()) << i;
+    ASSERT_TRUE(m->rowAt(i).trust.has_value()) << i;
+    // "value ± half-width" with the row's own value: the columns belong to the row in place.
+    const QString interval = m->text(i, m->intervalColumn(0));
+    EXPECT_TRUE(interval.startsWith(m->text(i, m->valueColumn(0)).left(5))) << interval.toStdString();
+    EXPECT_TRUE(interval.contains(QStringLiteral("±"))) << i;
+    const QString band = m->text(i, m->domainColumn());
+    EXPECT_TRUE(band == "in" || band == "borderline" || band == "out") << band.toStdString();
+    EXPECT_TRUE(m->data(m->index(i, m->domainColumn()), Qt::DecorationRole).isValid());
+  }
+  EXPECT_EQ(m->text(40, m->domainColumn()), "out");
+  EXPECT_TRUE(m->data(m->index(40, m->domainColumn()), Qt::ToolTipRole).toString().contains(QStringLiteral("2 fragments")));
+  EXPECT_TRUE(m->data(m->index(41, m->domainColumn()), Qt::ToolTipRole).toString().contains(QStringLiteral("element never in training: U")));
+  EXPECT_TRUE(m->text(42, m->intervalColumn(0)).isEmpty());  // no prediction, no interval
+  EXPECT_TRUE(m->text(42, m->domainColumn()).isEmpty());
+
+  // The trust panel of the selected molecule: five neighbours with labels, the reasons.
+  auto* neighbours = win.w.findChild<QTableWidget*>(QStringLiteral("trustNeighbours"));
+  ASSERT_NE(neighbours, nullptr);
+  win.w.table()->selectRow(40);
+  EXPECT_EQ(neighbours->rowCount(), 5);
+  ASSERT_NE(neighbours->item(0, 3), nullptr);
+  EXPECT_FALSE(neighbours->item(0, 3)->text().isEmpty());
+  EXPECT_TRUE(neighbours->item(0, 0)->data(Qt::DecorationRole).isValid());
+  const double sim0 = neighbours->item(0, 2)->text().toDouble(), sim4 = neighbours->item(4, 2)->text().toDouble();
+  EXPECT_GE(sim0, sim4);
+  win.w.table()->selectRow(42);
+  EXPECT_EQ(neighbours->rowCount(), 0);
 }
 
 TEST(MainWindow, ExplainSelectedRowsShowsAHeatmapAndExportsAttributions) {

@@ -1,0 +1,337 @@
+// Trust (predict/trust.h, bundle/trust_file.h, jobs/trust_builder.h): the applicability domain's
+// bands and reasons on molecules with a known defect, σ's fit and interval coverage on synthetic
+// data with known noise, the trust file's round trip and refusal of corrupt or foreign files, and
+// training runs (fresh, fine-tuned, LoRA) that each get their own calibration.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <unistd.h>
+
+#include "chem/featurize.h"
+#include "common/sha256.h"
+#include "jobs/train_job.h"
+#include "predict/predictor.h"
+
+namespace gs {
+namespace fs = std::filesystem;
+namespace {
+
+chem::DomainFeatures features(const std::string& smiles) {
+  auto parsed = chem::parseSmiles(smiles);
+  EXPECT_TRUE(parsed.status.isOk()) << smiles;
+  return chem::domainFeatures(*parsed.mol);
+}
+
+// Trust data whose domain is a few small alcohols and alkanes; thresholds and σ set by hand.
+bundle::TrustData alcoholTrust() {
+  bundle::TrustData t;
+  t.outputs = 1;
+  t.model_sha256 = "m";
+  const char* training[] = {"CCO", "CCCO", "CCCCO", "CCCCCCO", "CC(C)O", "OCCO", "CCCC", "CCCCCC", "CC(C)C", "CCCCCCCC"};
+  float label = 1;
+  for (const char* s : training) predict::addReference(t, features(s), s, s, {label}, {label + 0.1f}), label += 1;
+  predict::finishDomain(t.domain);
+  t.sigma.ensemble_weight = {1};
+  t.sigma.distance_weight = {1};
+  t.sigma.beta = {0.01};
+  t.calibration_scores = {{0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6, 6.5, 7, 7.5, 8, 8.5, 9, 9.5}};
+  t.calibration_residuals = t.calibration_scores;
+  t.calibration_rows = 19;
+  return t;
+}
+
+bool hasReason(const predict::TrustRow& r, const std::string& text) {
+  for (const auto& reason : r.reasons)
+    if (reason.find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(TrustDomain, EachDefectGetsItsBandAndReason) {
+  const predict::TrustAssessor a(alcoholTrust());
+  auto assess = [&](const std::string& smiles) {
+    predict::TrustRow r;
+    a.assessDomain(features(smiles), r);
+    return r;
+  };
+  const auto known = assess("CCCCO");
+  EXPECT_EQ(known.band, predict::DomainBand::In);
+  EXPECT_TRUE(known.reasons.empty());
+  EXPECT_DOUBLE_EQ(known.nn_similarity, 1.0);
+  ASSERT_EQ(known.neighbours.size(), 5u);
+  EXPECT_EQ(known.neighbours[0].smiles, "CCCCO");
+  EXPECT_FLOAT_EQ(known.neighbours[0].label[0], 3.0f);
+  EXPECT_FLOAT_EQ(known.neighbours[0].prediction[0], 3.1f);
+
+  const auto uranium = assess("[U]");
+  EXPECT_EQ(uranium.band, predict::DomainBand::Out);
+  EXPECT_TRUE(hasReason(uranium, "element never in training: U"));
+
+  const auto salt = assess("CCC[O-].[Na+]");
+  EXPECT_EQ(salt.band, predict::DomainBand::Out);
+  EXPECT_TRUE(hasReason(salt, "2 fragments"));
+  EXPECT_TRUE(hasReason(salt, "Na"));
+
+  const auto big = assess("CCCCCCCCCCCCO");
+  EXPECT_EQ(big.band, predict::DomainBand::Out);
+  EXPECT_TRUE(hasReason(big, "13 heavy atoms, more than any training molecule (8)"));
+
+  // Carbon and oxygen are known, but no atom of a carboxylic acid has a radius-1 environment from
+  // training (the carbonyl changes its neighbours' environments too): two or more such atoms are out.
+  const auto acid = assess("CC(=O)O");
+  EXPECT_EQ(acid.band, predict::DomainBand::Out);
+  EXPECT_TRUE(hasReason(acid, "radius-1 environment never in training at atom C0, C1, O2, O3")) << ::testing::PrintToString(acid.reasons);
+  EXPECT_FALSE(hasReason(acid, "element"));
+  // One atom in an environment training never had: borderline, that atom named and listed.
+  auto butanol = features("CCCCO");
+  butanol.env_r1[2] = 12345u;
+  predict::TrustRow one;
+  a.assessDomain(butanol, one);
+  EXPECT_EQ(one.band, predict::DomainBand::Borderline);
+  EXPECT_TRUE(hasReason(one, "radius-1 environment never in training at atom C2")) << ::testing::PrintToString(one.reasons);
+  EXPECT_EQ(one.unseen_atoms, std::vector<int>{2});
+  butanol.env_r1[4] = 54321u;
+  predict::TrustRow two;
+  a.assessDomain(butanol, two);
+  EXPECT_EQ(two.band, predict::DomainBand::Out);
+  EXPECT_TRUE(hasReason(two, "at atom C2, O4"));
+  // A new radius-2 environment alone is listed but does not lower the band.
+  auto r2 = features("CCCCO");
+  r2.env_r2[1] = 777u;
+  predict::TrustRow note;
+  a.assessDomain(r2, note);
+  EXPECT_EQ(note.band, predict::DomainBand::In);
+  EXPECT_TRUE(hasReason(note, "radius-2 environment never in training at atom C1"));
+}
+
+TEST(TrustDomain, SimilarityThresholdsSetTheBand) {
+  auto t = alcoholTrust();
+  t.domain.similarity_borderline = 0.99;
+  t.domain.similarity_out = 0.2;
+  const predict::TrustAssessor a(t);
+  predict::TrustRow near, self;
+  a.assessDomain(features("CCCCCO"), near);
+  a.assessDomain(features("CCCCO"), self);
+  EXPECT_LT(near.nn_similarity, 0.99);
+  EXPECT_GE(near.band, predict::DomainBand::Borderline);
+  EXPECT_TRUE(hasReason(near, "nearest training molecule similarity"));
+  EXPECT_EQ(self.band, predict::DomainBand::In);
+}
+
+TEST(TrustDomain, StripSaltsPredictsTheParentAndSaysSo) {
+  data::RawRecord r;
+  r.text = "CC(=O)[O-].[Na+]";
+  chem::FeaturizeOptions o;
+  o.domain = true;
+  const auto kept = chem::featurizeRecord(r, o);
+  EXPECT_EQ(kept.domain->fragments, 2);
+  EXPECT_TRUE(kept.note.empty());
+  o.strip_salts = true;
+  const auto parent = chem::featurizeRecord(r, o);
+  ASSERT_TRUE(parent.status.isOk());
+  EXPECT_EQ(parent.canonical, "CC(=O)[O-]");
+  EXPECT_EQ(parent.domain->fragments, 1);
+  EXPECT_NE(parent.note.find("[Na+]"), std::string::npos) << parent.note;
+  EXPECT_EQ(parent.num_atoms, 4);
+}
+
+TEST(TrustAssess, IntervalIsThePredictionPlusMinusQuantileTimesSigmaPlusBeta) {
+  const predict::TrustAssessor a(alcoholTrust());
+  const auto f = features("CCCCCO");
+  const auto row = a.assess(f, {{2.0f}, {2.4f}, {1.6f}}, 0.9);
+  ASSERT_EQ(row.sigma.size(), 1u);
+  const double spread = 0.4, sigma = spread + a.distance(f);
+  EXPECT_NEAR(row.spread[0], spread, 1e-6);
+  EXPECT_NEAR(row.sigma[0], sigma, 1e-6);
+  const double q = 9.0;  // k = ceil(20 * 0.9) = 18th of 19 scores
+  EXPECT_NEAR(row.upper[0] - 2.0, q * (sigma + 0.01), 1e-5);
+  EXPECT_NEAR(2.0 - row.lower[0], q * (sigma + 0.01), 1e-5);
+  // Too few calibration molecules for 99 %: the interval is unbounded, not invented.
+  EXPECT_TRUE(std::isinf(a.assess(f, {{2.0f}}, 0.99).upper[0]));
+}
+
+// Synthetic folds: the error's scale is known (0.1 + 2 d) and the ensemble spread is noise.
+predict::TrustFold syntheticFold(int n, std::mt19937& rng) {
+  predict::TrustFold f;
+  std::uniform_real_distribution<double> u(0, 1);
+  std::normal_distribution<double> z(0, 1);
+  for (int i = 0; i < n; ++i) {
+    const double d = u(rng), y = z(rng) * (0.1 + 2 * d);
+    f.distance.push_back(d);
+    f.nn_similarity.push_back(1 - d);
+    f.labels.push_back({static_cast<float>(y)});
+    f.values.push_back({{0.0f}, {static_cast<float>(0.05 * z(rng))}, {static_cast<float>(0.05 * z(rng))}});
+  }
+  return f;
+}
+
+TEST(TrustFit, SigmaFollowsTheNoiseAndIntervalsCoverFreshData) {
+  std::mt19937 rng(11);
+  bundle::TrustData t = alcoholTrust();
+  const auto valid = syntheticFold(500, rng), calib = syntheticFold(500, rng), test = syntheticFold(4000, rng);
+  ASSERT_TRUE(predict::fitTrust(t, valid, calib).isOk());
+  EXPECT_GE(t.sigma.distance_share, 0.7);  // distance carries the noise, spread does not
+  EXPECT_EQ(t.calibration_scores[0].size(), 500u);
+  const predict::TrustAssessor a(t);
+  for (double confidence : {0.8, 0.9}) {
+    double covered = 0;
+    for (size_t i = 0; i < test.labels.size(); ++i) {
+      const double sigma = t.sigma.ensemble_weight[0] * predict::ensembleSpread(test.values[i], 0) + t.sigma.distance_weight[0] * test.distance[i];
+      const double half = a.halfWidth(0, sigma, confidence);
+      covered += std::fabs(test.labels[i][0]) <= half;
+    }
+    EXPECT_NEAR(covered / double(test.labels.size()), confidence, 0.03) << confidence;
+  }
+  const double easy = a.halfWidth(0, t.sigma.distance_weight[0] * 0.05, 0.9);
+  const double hard = a.halfWidth(0, t.sigma.distance_weight[0] * 0.95, 0.9);
+  EXPECT_GT(hard, 5 * easy);
+}
+
+TEST(TrustFile, SurvivesSaveAndLoad) {
+  const auto dir = fs::temp_directory_path() / ("gs_trust_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto t = alcoholTrust();
+  t.members = {"snapshots/1"};
+  t.member_sha256 = {"abc"};
+  t.split_json = R"({"split":"random"})";
+  const std::string path = (dir / "trust.safetensors").string();
+  ASSERT_TRUE(bundle::writeTrust(path, t).isOk());
+  auto back = bundle::readTrust(path);
+  ASSERT_TRUE(back.isOk()) << back.status().toString();
+  EXPECT_EQ(back->model_sha256, t.model_sha256);
+  EXPECT_EQ(back->members, t.members);
+  EXPECT_EQ(back->calibration_scores, t.calibration_scores);
+  EXPECT_EQ(back->domain.env_r2, t.domain.env_r2);
+  EXPECT_EQ(back->domain.elements, t.domain.elements);
+  EXPECT_EQ(back->domain.max_heavy_atoms, 8);
+  EXPECT_EQ(back->reference.smiles, t.reference.smiles);
+  EXPECT_EQ(back->reference.labels, t.reference.labels);
+  EXPECT_EQ(back->split_json, t.split_json);
+  ASSERT_EQ(back->reference.size(), t.reference.size());
+  EXPECT_EQ(back->reference.fingerprints[3].words, t.reference.fingerprints[3].words);
+  EXPECT_EQ(back->reference.fingerprints[3].on_bits, t.reference.fingerprints[3].on_bits);
+
+  // One flipped byte in the data, a truncated file, a file of another kind: refused by name.
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto rewrite = [&](const std::string& content) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
+    return bundle::readTrust(path);
+  };
+  std::string flipped = bytes;
+  flipped[flipped.size() - 3] ^= 0x5A;
+  auto corrupt = rewrite(flipped);
+  ASSERT_FALSE(corrupt.isOk());
+  EXPECT_NE(corrupt.status().message().find(path), std::string::npos);
+  EXPECT_NE(corrupt.status().message().find("SHA-256"), std::string::npos);
+  auto truncated = rewrite(bytes.substr(0, bytes.size() / 2));
+  ASSERT_FALSE(truncated.isOk());
+  EXPECT_NE(truncated.status().message().find("trust file"), std::string::npos);
+  auto empty = rewrite("");
+  EXPECT_FALSE(empty.isOk());
+  fs::remove_all(dir);
+}
+
+// A labelled slice of the xTB gap data as a CSV in `dir`.
+std::string slice(const fs::path& dir, const std::string& name, size_t begin, size_t count) {
+  std::ifstream in(std::string(GS_SOURCE_DIR) + "/data/xtb_gap_nci5k.csv");
+  std::ofstream out(dir / name);
+  std::string line;
+  std::getline(in, line);
+  out << line << "\n";
+  for (size_t i = 0; std::getline(in, line) && i < begin + count; ++i)
+    if (i >= begin) out << line << "\n";
+  return (dir / name).string();
+}
+
+jobs::TrainJobOptions tinyTrain(const std::string& input, const std::string& output) {
+  jobs::TrainJobOptions o;
+  o.input = input;
+  o.output_dir = output;
+  o.targets = {"gap_ev"};
+  o.config.num_hidden_layers = 2;
+  o.config.embedding_dim = 16;
+  o.config.ffn_embedding_dim = 16;
+  o.config.num_attention_heads = 2;
+  o.train.epochs = 2;
+  o.train.learning_rate = 1e-3;
+  o.train.threads = 1;
+  o.snapshots = 2;
+  o.snapshot_epochs = 1;
+  o.split.seed = 3;
+  return o;
+}
+
+TEST(TrustTrain, EveryTrainedModelGetsItsOwnCalibrationAndRefusesStaleTrust) {
+  const auto dir = fs::temp_directory_path() / ("gs_trust_train_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto first = slice(dir, "a.csv", 0, 200), second = slice(dir, "b.csv", 200, 300);
+  auto base = jobs::runTrain(tinyTrain(first, (dir / "base").string()));
+  ASSERT_TRUE(base.isOk()) << base.status().toString();
+  EXPECT_EQ(base->calibration, 20);
+  ASSERT_FALSE(base->trust_path.empty());
+  EXPECT_EQ(base->snapshots, 2);
+
+  auto tune = tinyTrain(second, (dir / "tuned").string());
+  tune.model = bundle::ModelSource{(dir / "base").string(), ""};
+  auto tuned = jobs::runTrain(tune);
+  ASSERT_TRUE(tuned.isOk()) << tuned.status().toString();
+  auto lora_options = tinyTrain(second, (dir / "lora").string());
+  lora_options.model = bundle::ModelSource{(dir / "base").string(), ""};
+  lora_options.train.lora_rank = 2;
+  auto lora = jobs::runTrain(lora_options);
+  ASSERT_TRUE(lora.isOk()) << lora.status().toString();
+
+  auto base_trust = bundle::readTrust(base->trust_path), tuned_trust = bundle::readTrust(tuned->trust_path),
+       lora_trust = bundle::readTrust(lora->trust_path);
+  ASSERT_TRUE(base_trust.isOk() && tuned_trust.isOk() && lora_trust.isOk());
+  EXPECT_EQ(tuned_trust->model_sha256, sha256File((dir / "tuned" / "model.safetensors").string()).value());
+  EXPECT_NE(tuned_trust->model_sha256, base_trust->model_sha256);
+  EXPECT_EQ(static_cast<int64_t>(tuned_trust->calibration_scores[0].size()), tuned->calibration);  // its own fold
+  EXPECT_GT(tuned->calibration, base->calibration);
+  EXPECT_EQ(tuned_trust->reference.size(), tuned->train);
+  EXPECT_EQ(lora_trust->adapter_sha256, sha256File((dir / "lora" / "adapter.safetensors").string()).value());
+  EXPECT_EQ(lora_trust->members.size(), 2u);
+
+  for (const auto* model : {"base", "tuned", "lora"}) {
+    predict::PredictorOptions po;
+    po.model.path = (dir / model).string();
+    auto p = predict::Predictor::open(po);
+    ASSERT_TRUE(p.isOk()) << model << ": " << p.status().toString();
+    ASSERT_NE(p.value()->trust(), nullptr) << model;
+    EXPECT_EQ(p.value()->trust()->members(), 2);
+    data::RawRecord r;
+    r.text = "CCO";
+    const auto rows = p.value()->predict(std::vector<data::RawRecord>{r});
+    ASSERT_TRUE(rows[0].trust.has_value()) << model;
+    EXPECT_LT(rows[0].trust->lower[0], rows[0].values[0]);
+    EXPECT_GT(rows[0].trust->upper[0], rows[0].values[0]);
+  }
+
+  // The base model's trust file beside the fine-tuned weights: built for other weights.
+  fs::copy_file(dir / "base" / "trust.safetensors", dir / "tuned" / "trust.safetensors", fs::copy_options::overwrite_existing);
+  predict::PredictorOptions po;
+  po.model.path = (dir / "tuned").string();
+  auto stale = predict::Predictor::open(po);
+  ASSERT_FALSE(stale.isOk());
+  EXPECT_NE(stale.status().message().find("built for other weights"), std::string::npos) << stale.status().toString();
+  po.trust = false;
+  EXPECT_TRUE(predict::Predictor::open(po).isOk());
+  // A missing member is named.
+  fs::remove_all(dir / "base" / "snapshots" / "2");
+  po.model.path = (dir / "base").string();
+  po.trust = true;
+  auto missing = predict::Predictor::open(po);
+  ASSERT_FALSE(missing.isOk());
+  EXPECT_NE(missing.status().message().find("snapshots/2"), std::string::npos) << missing.status().toString();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gs
