@@ -6,6 +6,7 @@
 #   invalid-rows.png       a table with rows that cannot be read, statuses and reasons
 #   compare.png            the Compare tab: five modes, fine-tuning workload, 256 NCI molecules
 #   explain-heatmap.png    integrated-gradients attributions of one molecule as a heatmap
+#   trust-panel.png        intervals and domain marks; the Trust tab of a molecule outside the domain
 # Uses the bundled default model unless GRAPHORMER_DEFAULT_MODEL says otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +45,7 @@ paste_text() {
   sleep 0.5
 }
 
+if [ -z "${ONLY_TRUST:-}" ]; then
 # 1. Drugs, pasted and predicted; a row selected.
 start_app
 paste_text 'CC(=O)Oc1ccccc1C(=O)O aspirin\nCC(C)Cc1ccc(cc1)C(C)C(=O)O ibuprofen\nCC(=O)Nc1ccc(O)cc1 paracetamol\nCN1C=NC2=C1C(=O)N(C(=O)N2C)C caffeine\nCN1CCC[C@H]1c1cccnc1 nicotine\nO=C1C=CC(=O)C=C1 benzoquinone\nc1ccc2cc3ccccc3cc2c1 anthracene\nc1ccc(cc1)N=Nc1ccccc1 azobenzene\n'
@@ -96,6 +98,19 @@ sleep 0.5
 xdotool key ctrl+e
 sleep 6
 import -window root "$out/explain-heatmap.png"
+kill $app; wait $app 2>/dev/null || true
+
+fi
+# 6. Trust: intervals and domain marks in the table, the Trust tab of a molecule with a rare group.
+start_app
+paste_text 'CC(=O)Oc1ccccc1C(=O)O aspirin\nCC(=O)Nc1ccc(O)cc1 paracetamol\nCN1C=NC2=C1C(=O)N(C(=O)N2C)C caffeine\nO=S(=O)(N)c1ccc(N)cc1 sulfanilamide\nFC(F)(F)c1ccc(cc1)OC(F)(F)F trifluoromethoxy\n[Na+].CC(=O)[O-] sodium_acetate\n[Fe+2].[Cl-].[Cl-] iron_chloride\n'
+xdotool key ctrl+Return
+sleep 4
+xdotool mousemove 700 ${TRUST_ROW_Y:-486} click 1   # select a row
+sleep 0.5
+xdotool mousemove ${TRUST_TAB_X:-1036} ${TRUST_TAB_Y:-58} click 1   # the "Trust" tab beside "Molecule"
+sleep 1.5
+import -window root "$out/trust-panel.png"
 kill $app; wait $app 2>/dev/null || true
 DRIVE
 xvfb-run -a -s "-screen 0 1440x900x24" bash "$XDG_CONFIG_HOME/drive.sh" "$out"

@@ -60,7 +60,7 @@ ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSpl
   addWidget(side_);
   setStretchFactor(0, 3);
   setStretchFactor(1, 1);
-  setSizes({700, 300});
+  setSizes({900, 420});
 }
 
 void ResultsTab::setOutputs(const QStringList& names, const QStringList& units) {
@@ -155,9 +155,11 @@ void ResultsTab::sizeColumns() {
   for (int c = 0; c < ResultsModel::FixedColumnCount; ++c) h->resizeSection(c, widths[c]);
   for (int c = ResultsModel::FixedColumnCount; c < results_->columnCount(); ++c) h->resizeSection(c, 120);
   if (results_->numOutputs() > 0) h->resizeSection(results_->domainColumn(), 95);
-  // Shown in the order a chemist reads them: what it is, the predictions, then the strings.
+  // Shown in the order a chemist reads them: what it is, how far to trust it, the predictions, then the strings.
   std::vector<int> order{ResultsModel::RowColumn, ResultsModel::NameColumn, ResultsModel::StructureColumn};
-  for (int c = ResultsModel::FixedColumnCount; c < results_->columnCount(); ++c) order.push_back(c);
+  if (results_->numOutputs() > 0) order.push_back(results_->domainColumn());  // the mark beside the structure
+  for (int c = ResultsModel::FixedColumnCount; c < results_->columnCount(); ++c)
+    if (results_->numOutputs() == 0 || c != results_->domainColumn()) order.push_back(c);
   for (int c : {ResultsModel::StatusColumn, ResultsModel::AtomsColumn, ResultsModel::SmilesColumn, ResultsModel::CanonicalColumn})
     order.push_back(c);
   for (int visual = 0; visual < static_cast<int>(order.size()); ++visual) h->moveSection(h->visualIndex(order[visual]), visual);

@@ -107,13 +107,13 @@ TrustPanel::TrustPanel(QWidget* parent) : QWidget(parent) {
   reasons_->setTextFormat(Qt::RichText);
   neighbours_ = new QTableWidget(0, 6);
   neighbours_->setObjectName(QStringLiteral("trustNeighbours"));
-  neighbours_->setHorizontalHeaderLabels({tr("Nearest training molecule"), tr("Name"), tr("Similarity"), tr("Label"), tr("Model"), tr("Error")});
+  neighbours_->setHorizontalHeaderLabels({tr("Neighbour"), tr("Name"), tr("Tanimoto"), tr("Label"), tr("Model"), tr("Error")});
   neighbours_->horizontalHeader()->setStretchLastSection(true);
   neighbours_->verticalHeader()->hide();
   neighbours_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   neighbours_->setIconSize(QSize(120, 70));
   neighbours_->verticalHeader()->setDefaultSectionSize(74);
-  neighbours_->setColumnWidth(0, 128);
+  for (int c = 0; c < 6; ++c) neighbours_->setColumnWidth(c, c == 0 ? 128 : c == 1 ? 64 : 62);
   neighbours_->setToolTip(tr("The most similar training molecules (Tanimoto on Morgan fingerprints), their labels, the "
                              "model's prediction for them and its error there"));
   l->addWidget(title_);

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/resources.h"
 #include "data/csv_reader.h"
 #include "compare_view.h"
 #include "main_window.h"
@@ -102,7 +103,7 @@ bool waitFor(Sender* sender, Signal signal, int timeout_ms = 300000) {
 }
 
 struct Window {
-  Window() : w(tinyModel()) {
+  explicit Window(const QString& model = tinyModel()) : w(model) {
     if (!w.hasModel()) {
       EXPECT_TRUE(waitFor(&w, &MainWindow::modelReady));
     }
@@ -172,6 +173,9 @@ TEST(MainWindow, FiveHundredMoleculesFillTheTableInInputOrderWithStatuses) {
     }
   }
   EXPECT_EQ(m->text(6, ResultsModel::StatusColumn), "syntax_error");
+  // This model has no trust data: empty interval and domain cells, a tooltip that says why.
+  EXPECT_TRUE(m->text(0, m->intervalColumn(0)).isEmpty());
+  EXPECT_TRUE(m->data(m->index(0, m->domainColumn()), Qt::ToolTipRole).toString().contains(QStringLiteral("no trust data")));
   EXPECT_EQ(m->text(249, ResultsModel::StatusColumn), "chemistry_error");
   // The chart sampled while the run was going.
   EXPECT_GT(win.w.chart()->sampleCount(), samples_before);
@@ -315,7 +319,8 @@ TEST(MainWindow, CompareTabMeasuresEachModeOnTheCurrentMolecules) {
 }
 
 TEST(MainWindow, TrustColumnsFillInOrderAndThePanelShowsTheNeighbours) {
-  Window win;
+  // The bundled model ships its trust data (the tiny test model has none).
+  Window win(QString::fromStdString(defaultModelPath()));
   QString text = nciLines(40);
   text += QStringLiteral("[Na+].[Cl-] salt\n[U] uranium\nnot_a_smiles bad\n");
   ASSERT_TRUE(win.run(text));
@@ -328,8 +333,12 @@ TEST(MainWindow, TrustColumnsFillInOrderAndThePanelShowsTheNeighbours) {
     ASSERT_TRUE(m->rowAt(i).trust.has_value()) << i;
     // "value ± half-width" with the row's own value: the columns belong to the row in place.
     const QString interval = m->text(i, m->intervalColumn(0));
-    EXPECT_TRUE(interval.startsWith(m->text(i, m->valueColumn(0)).left(5))) << interval.toStdString();
-    EXPECT_TRUE(interval.contains(QStringLiteral("±"))) << i;
+    const QStringList parts = interval.split(QStringLiteral(" ± "));
+    ASSERT_EQ(parts.size(), 2) << interval.toStdString();
+    const auto& t = *m->rowAt(i).trust;
+    EXPECT_NEAR(parts[0].toDouble(), m->text(i, m->valueColumn(0)).toDouble(), 6e-4) << i;
+    EXPECT_NEAR(parts[1].toDouble(), (t.upper[0] - t.lower[0]) / 2, 6e-4) << i;
+    EXPECT_NEAR((t.upper[0] + t.lower[0]) / 2, m->rowAt(i).values[0], 1e-4) << i;
     const QString band = m->text(i, m->domainColumn());
     EXPECT_TRUE(band == "in" || band == "borderline" || band == "out") << band.toStdString();
     EXPECT_TRUE(m->data(m->index(i, m->domainColumn()), Qt::DecorationRole).isValid());
