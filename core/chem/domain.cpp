@@ -39,9 +39,10 @@ void atomEnvironments(const RDKit::ROMol& mol, DomainFeatures& out) {
 DomainFeatures domainFeatures(const RDKit::ROMol& parsed) {
   DomainFeatures out;
   try {
-    // Renumber the atoms in the order the canonical SMILES writes them.
-    (void)RDKit::MolToSmiles(parsed);
+    // Renumber the atoms in the order the canonical SMILES writes them (the order is left on the
+    // molecule by the MolToSmiles call that made the row's canonical SMILES, if there was one).
     std::vector<unsigned int> order;
+    if (!parsed.hasProp(RDKit::common_properties::_smilesAtomOutputOrder)) (void)RDKit::MolToSmiles(parsed);
     std::unique_ptr<RDKit::ROMol> renumbered;
     if (parsed.getPropIfPresent(RDKit::common_properties::_smilesAtomOutputOrder, order) && order.size() == parsed.getNumAtoms())
       renumbered.reset(RDKit::MolOps::renumberAtoms(parsed, order));
