@@ -75,6 +75,33 @@ gs::bundle::TrustData grown(gs::bundle::TrustData t, int64_t n, std::mt19937_64&
   return t;
 }
 
+// Plain and trusted predictors on the same molecules, alternating; prints the table.
+bool timePredict(gs::predict::Predictor& with_trust, const std::vector<gs::data::RawRecord>& records, int repeats, int threads,
+                 const std::string& input) {
+  gs::predict::PredictorOptions plain = with_trust.options();
+  plain.trust = false;
+  auto p_plain = gs::predict::Predictor::open(plain);
+  if (!p_plain.isOk()) return std::fprintf(stderr, "%s\n", p_plain.status().toString().c_str()), false;
+  std::vector<double> t_plain, t_trust;
+  for (int r = 0; r < repeats + 1; ++r) {  // the first round warms up
+    auto t0 = Clock::now();
+    p_plain.value()->predict(records);
+    const double a = seconds(t0);
+    t0 = Clock::now();
+    with_trust.predict(records);
+    const double b = seconds(t0);
+    if (r > 0) t_plain.push_back(a), t_trust.push_back(b);
+  }
+  const double n = double(records.size());
+  std::printf("predict, default model, %zu molecules of %s, %d thread(s), median of %d\n", records.size(), input.c_str(), threads, repeats);
+  std::printf("| | molecules/s | ms/molecule |\n|---|---:|---:|\n");
+  std::printf("| plain predict | %.0f | %.3f |\n", n / median(t_plain), 1e3 * median(t_plain) / n);
+  std::printf("| with trust (ensemble of %d, interval, domain, 5 neighbours) | %.0f | %.3f |\n", with_trust.trust()->members() + 1,
+              n / median(t_trust), 1e3 * median(t_trust) / n);
+  std::printf("cost of trust: %.2fx plain predict time\n\n", median(t_trust) / median(t_plain));
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -91,30 +118,11 @@ int main(int argc, char** argv) {
   std::vector<gs::data::RawRecord> records;
   for (gs::data::RawRecord r; static_cast<int>(records.size()) < molecules && reader.value()->next(r);) records.push_back(r);
 
-  gs::predict::PredictorOptions plain, trusted;
-  plain.session.threads = trusted.session.threads = threads;
-  plain.trust = false;
-  auto p_plain = gs::predict::Predictor::open(plain);
+  gs::predict::PredictorOptions trusted;
+  trusted.session.threads = threads;
   auto p_trust = gs::predict::Predictor::open(trusted);
-  if (!p_plain.isOk() || !p_trust.isOk() || !p_trust.value()->trust())
-    return std::fprintf(stderr, "cannot open the default model with its trust data\n"), 1;
-  std::vector<double> t_plain, t_trust;
-  for (int r = 0; r < repeats + 1; ++r) {  // the first round warms up
-    auto t0 = Clock::now();
-    p_plain.value()->predict(records);
-    const double a = seconds(t0);
-    t0 = Clock::now();
-    p_trust.value()->predict(records);
-    const double b = seconds(t0);
-    if (r > 0) t_plain.push_back(a), t_trust.push_back(b);
-  }
-  const double n = double(records.size());
-  std::printf("predict, default model, %zu molecules of %s, %d thread(s), median of %d\n", records.size(), input.c_str(), threads, repeats);
-  std::printf("| | molecules/s | ms/molecule |\n|---|---:|---:|\n");
-  std::printf("| plain predict | %.0f | %.3f |\n", n / median(t_plain), 1e3 * median(t_plain) / n);
-  std::printf("| with trust (ensemble of %d, interval, domain, 5 neighbours) | %.0f | %.3f |\n", p_trust.value()->trust()->members() + 1,
-              n / median(t_trust), 1e3 * median(t_trust) / n);
-  std::printf("cost of trust: %.2fx plain predict time\n\n", median(t_trust) / median(t_plain));
+  if (!p_trust.isOk() || !p_trust.value()->trust()) return std::fprintf(stderr, "cannot open the default model with its trust data\n"), 1;
+  if (!timePredict(*p_trust.value(), records, repeats, threads, input)) return 1;
 
   // The domain assessment alone, against growing reference sets.
   std::vector<gs::chem::DomainFeatures> features;

@@ -2,11 +2,10 @@
 
 #include <QColor>
 #include <QPainter>
-#include <QSvgRenderer>
 
 #include <cmath>
 
-#include "chem/depict.h"
+#include "depiction.h"
 
 namespace gs::ui {
 
@@ -209,18 +208,7 @@ void ResultsModel::clear() { setInput({}); }
 QPixmap ResultsModel::thumbnail(int row) const {
   auto it = thumbnails_.find(row);
   if (it != thumbnails_.end()) return *it;
-  QPixmap pixmap(kThumbnail);
-  pixmap.fill(Qt::transparent);
-  chem::DepictOptions o;
-  o.width = kThumbnail.width();
-  o.height = kThumbnail.height();
-  o.max_bond_length = 16;
-  const std::string svg = chem::depictSvg(rows_[static_cast<size_t>(row)].canonical, o);
-  if (!svg.empty()) {
-    QSvgRenderer renderer(QByteArray::fromStdString(svg));
-    QPainter painter(&pixmap);
-    renderer.render(&painter);
-  }
+  const QPixmap pixmap = depictionPixmap(rows_[static_cast<size_t>(row)].canonical, kThumbnail, 16);
   thumbnails_.insert(row, pixmap);
   return pixmap;
 }

@@ -3,33 +3,19 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
-#include <QSvgRenderer>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
 
-#include "chem/depict.h"
+#include "depiction.h"
 
 namespace gs::ui {
 namespace {
 
 QPixmap depiction(const std::string& smiles, QSize size, const std::vector<int>& highlight = {}) {
-  QPixmap pixmap(size);
-  pixmap.fill(Qt::transparent);
-  chem::DepictOptions o;
-  o.width = size.width();
-  o.height = size.height();
-  o.max_bond_length = 22;
-  o.highlight_atoms = highlight;
-  const std::string svg = chem::depictSvg(smiles, o);
-  if (!svg.empty()) {
-    QSvgRenderer renderer(QByteArray::fromStdString(svg));
-    QPainter painter(&pixmap);
-    renderer.render(&painter);
-  }
-  return pixmap;
+  return depictionPixmap(smiles, size, 22, highlight);
 }
 
 const char* bandColour(predict::DomainBand band) {

@@ -84,24 +84,23 @@ TEST(TrustDomain, EachDefectGetsItsBandAndReason) {
   EXPECT_EQ(acid.band, predict::DomainBand::Out);
   EXPECT_TRUE(hasReason(acid, "radius-1 environment never in training at atom C0, C1, O2, O3")) << ::testing::PrintToString(acid.reasons);
   EXPECT_FALSE(hasReason(acid, "element"));
-  // One atom in an environment training never had: borderline, that atom named and listed.
-  auto butanol = features("CCCCO");
-  butanol.env_r1[2] = 12345u;
-  predict::TrustRow one;
-  a.assessDomain(butanol, one);
+  // Butanol with some of its atoms given environments training never had.
+  auto altered = [&](std::vector<std::pair<int, int>> changes) {
+    auto f = features("CCCCO");
+    for (auto [atom, radius] : changes) (radius == 1 ? f.env_r1 : f.env_r2)[static_cast<size_t>(atom)] = 12345u + atom;
+    predict::TrustRow r;
+    a.assessDomain(f, r);
+    return r;
+  };
+  const auto one = altered({{2, 1}});  // one atom: borderline, that atom named and listed
   EXPECT_EQ(one.band, predict::DomainBand::Borderline);
   EXPECT_TRUE(hasReason(one, "radius-1 environment never in training at atom C2")) << ::testing::PrintToString(one.reasons);
   EXPECT_EQ(one.unseen_atoms, std::vector<int>{2});
-  butanol.env_r1[4] = 54321u;
-  predict::TrustRow two;
-  a.assessDomain(butanol, two);
+  const auto two = altered({{2, 1}, {4, 1}});
   EXPECT_EQ(two.band, predict::DomainBand::Out);
   EXPECT_TRUE(hasReason(two, "at atom C2, O4"));
   // A new radius-2 environment alone is listed but does not lower the band.
-  auto r2 = features("CCCCO");
-  r2.env_r2[1] = 777u;
-  predict::TrustRow note;
-  a.assessDomain(r2, note);
+  const auto note = altered({{1, 2}});
   EXPECT_EQ(note.band, predict::DomainBand::In);
   EXPECT_TRUE(hasReason(note, "radius-2 environment never in training at atom C1"));
 }
@@ -234,6 +233,22 @@ TEST(TrustFile, SurvivesSaveAndLoad) {
   EXPECT_NE(truncated.status().message().find("trust file"), std::string::npos);
   auto empty = rewrite("");
   EXPECT_FALSE(empty.isOk());
+  // Every byte of the header changed in turn (lengths, offsets, dtypes, metadata): an error or a
+  // consistent read, never a crash or an out-of-range access (the sanitizer build checks).
+  const size_t header = 8 + static_cast<size_t>(static_cast<unsigned char>(bytes[0])) + (static_cast<size_t>(static_cast<unsigned char>(bytes[1])) << 8);
+  int refused = 0;
+  for (size_t at = 0; at < std::min(header, bytes.size()); at += 3) {
+    std::string mutated = bytes;
+    mutated[at] = static_cast<char>(mutated[at] ^ 0x24);
+    auto r = rewrite(mutated);
+    if (!r.isOk()) {
+      ++refused;
+      EXPECT_NE(r.status().message().find("trust file"), std::string::npos) << r.status().message();
+    } else {
+      EXPECT_EQ(r->reference.size(), static_cast<int64_t>(r->reference.smiles.size()));
+    }
+  }
+  EXPECT_GT(refused, 0);
   fs::remove_all(dir);
 }
 

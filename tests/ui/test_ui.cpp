@@ -129,15 +129,29 @@ TEST(ResultsModel, PassesQAbstractItemModelTester) {
   }
   m.setInput(rows);
   EXPECT_EQ(m.rowCount(), 20);
-  EXPECT_EQ(m.columnCount(), ResultsModel::FixedColumnCount + 2);
+  EXPECT_EQ(m.columnCount(), ResultsModel::FixedColumnCount + 2 + 2 + 1);  // values, intervals, domain
   rows[3].status = Status(StatusCode::SyntaxError, "unclosed ring");
   for (auto& r : rows) r.values = {1.5f, -0.25f};
+  predict::TrustRow t;
+  t.lower = {1.0, -1.0};
+  t.upper = {2.0, 0.5};
+  t.sigma = t.spread = {0.1, 0.2};
+  t.band = predict::DomainBand::Borderline;
+  t.reasons = {"nearest training molecule similarity 0.30 < 0.37"};
+  rows[1].trust = t;
   m.setResults(0, {rows.begin(), rows.begin() + 10});
   EXPECT_EQ(m.text(0, ResultsModel::FixedColumnCount), "1.5000");
   EXPECT_EQ(m.text(3, ResultsModel::StatusColumn), "syntax_error");
   EXPECT_EQ(m.data(m.index(3, ResultsModel::StatusColumn), Qt::ToolTipRole).toString(), "unclosed ring");
   EXPECT_EQ(m.text(3, ResultsModel::FixedColumnCount), "");  // no value for a failed row
   EXPECT_EQ(m.text(15, ResultsModel::StatusColumn), "pending");
+  EXPECT_EQ(m.text(1, m.intervalColumn(0)), "1.500 ± 0.500");
+  EXPECT_EQ(m.text(1, m.intervalColumn(1)), "-0.250 ± 0.750");
+  EXPECT_EQ(m.text(1, m.domainColumn()), "borderline");
+  EXPECT_TRUE(m.data(m.index(1, m.domainColumn()), Qt::ToolTipRole).toString().contains(QStringLiteral("0.30 < 0.37")));
+  EXPECT_EQ(m.data(m.index(1, m.domainColumn()), ResultsModel::SortRole).toInt(), 1);
+  EXPECT_TRUE(m.text(0, m.domainColumn()).isEmpty());  // no trust data for that row
+  EXPECT_TRUE(m.text(3, m.intervalColumn(0)).isEmpty());  // nor for a failed row
   EXPECT_EQ(m.headerData(ResultsModel::FixedColumnCount, Qt::Horizontal, Qt::DisplayRole).toString(), "gap_ev (eV)");
   EXPECT_FALSE(m.data(m.index(0, ResultsModel::StructureColumn), Qt::DecorationRole).value<QPixmap>().isNull());
   const QStringList tsv = m.toTsv({3, 0}).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
