@@ -112,14 +112,19 @@ double TrustAssessor::assessDomain(const chem::DomainFeatures& f, TrustRow& row)
   if (f.heavy_atoms > d.max_heavy_atoms)
     add(DomainBand::Out, std::to_string(f.heavy_atoms) + " heavy atoms, more than any training molecule (" +
                              std::to_string(d.max_heavy_atoms) + ")");
-  const std::string sim = "nearest training molecule similarity " + fixed(row.nn_similarity);
-  if (row.nn_similarity < d.similarity_out) add(DomainBand::Out, sim + " < " + fixed(d.similarity_out));
-  else if (row.nn_similarity < d.similarity_borderline) add(DomainBand::Borderline, sim + " < " + fixed(d.similarity_borderline));
   const size_t known = row.unseen_atoms.size();
   if (auto r1 = unseenAtoms(f, f.env_r1, d.env_r1, row.unseen_atoms); !r1.empty())
     add(row.unseen_atoms.size() - known >= 2 ? DomainBand::Out : DomainBand::Borderline, "radius-1 environment never in training at atom " + r1);
   if (auto r2 = unseenAtoms(f, f.env_r2, d.env_r2, row.unseen_atoms); !r2.empty())
     add(DomainBand::In, "radius-2 environment never in training at atom " + r2);
+  // Very low similarity means "out" only together with a new atom environment: a small molecule
+  // made of known environments (benzene, methanol) has few bits and low Tanimoto to anything.
+  const std::string sim = "nearest training molecule similarity " + fixed(row.nn_similarity);
+  if (row.nn_similarity < d.similarity_out)
+    add(row.unseen_atoms.empty() ? DomainBand::Borderline : DomainBand::Out,
+        sim + " < " + fixed(d.similarity_out) + (row.unseen_atoms.empty() ? " (every atom environment is known)" : ""));
+  else if (row.nn_similarity < d.similarity_borderline)
+    add(DomainBand::Borderline, sim + " < " + fixed(d.similarity_borderline));
   std::sort(row.unseen_atoms.begin(), row.unseen_atoms.end());
   row.unseen_atoms.erase(std::unique(row.unseen_atoms.begin(), row.unseen_atoms.end()), row.unseen_atoms.end());
   const auto outs = static_cast<size_t>(data_.outputs);

@@ -7,9 +7,10 @@
 //   out         an element never in training; more than one fragment (salt, mixture); more heavy
 //               atoms than any training molecule; two or more atoms whose radius-1 environment
 //               never occurs in training; nearest-neighbour similarity below the calibration
-//               fold's 1st percentile
+//               fold's 1st percentile together with an atom environment never seen
 //   borderline  one atom whose radius-1 environment never occurs in training; nearest-neighbour
-//               similarity below the calibration fold's 10th percentile
+//               similarity below the calibration fold's 10th percentile (or below the 1st with
+//               every atom environment known: small molecules have low Tanimoto to anything)
 //   in          otherwise; atoms whose radius-2 environment is new are still listed (a reason
 //               that does not lower the band: most new molecules have one)
 #include <cstdint>

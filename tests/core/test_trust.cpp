@@ -117,6 +117,17 @@ TEST(TrustDomain, SimilarityThresholdsSetTheBand) {
   EXPECT_GE(near.band, predict::DomainBand::Borderline);
   EXPECT_TRUE(hasReason(near, "nearest training molecule similarity"));
   EXPECT_EQ(self.band, predict::DomainBand::In);
+  // Below the "out" threshold: out with a new environment, borderline when every one is known.
+  t.domain.similarity_out = 0.99;
+  const predict::TrustAssessor strict(t);
+  predict::TrustRow known, novel;
+  strict.assessDomain(features("CCCCCO"), known);
+  strict.assessDomain(features("CCCCOC"), novel);
+  EXPECT_TRUE(known.unseen_atoms.empty());
+  EXPECT_EQ(known.band, predict::DomainBand::Borderline);
+  EXPECT_TRUE(hasReason(known, "every atom environment is known"));
+  EXPECT_FALSE(novel.unseen_atoms.empty());
+  EXPECT_EQ(novel.band, predict::DomainBand::Out);
 }
 
 TEST(TrustDomain, StripSaltsPredictsTheParentAndSaysSo) {
