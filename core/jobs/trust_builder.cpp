@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "common/stats.h"
 #include "model/loader.h"
 #include "predict/predictor.h"
 
@@ -112,7 +113,8 @@ Result<TrustBuildSummary> buildTrust(const TrustBuildInputs& in) {
   summary.calibration = static_cast<int64_t>(calib.rows.size());
   summary.members = static_cast<int>(trust.members.size());
   summary.distance_share = trust.sigma.distance_share;
-  summary.q90 = predict::TrustAssessor(trust).quantile(0, 0.9);
+  auto scores = stats::ConformalScores::fromScores(trust.calibration_scores[0]);
+  summary.q90 = scores.isOk() ? scores->quantile(0.9) : std::nan("");
   return summary;
 }
 
