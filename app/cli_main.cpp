@@ -14,10 +14,9 @@
 #include "jobs/explain_job.h"
 #include "jobs/featurize_job.h"
 #include "jobs/predict_job.h"
-#include "jobs/train_job.h"
-#include "jobs/trust_builder.h"
 
 namespace {
+using gs::app::fail;
 
 const char* kUsage =
     "usage: graphormer-cli <command> [options]\n"
@@ -38,12 +37,17 @@ const char* kUsage =
     "        [--layers N] [--dim N] [--heads N] [--ffn N] [--epochs N] [--lr X]\n"
     "        [--checkpoint-ratio R] [--loss l1|mse] [SPLIT OPTIONS] [--patience N] [--freeze-layers K] [--reset-head]\n"
     "        [--resume] [--lora-rank R] [--lora-alpha A] [--warmup F] [--weight-decay X] [--clip-norm X]\n"
+    "        [--micro-batch N] [--memory-budget-mib N [--fit-precision]]\n"
     "        [--schedule cosine|linear] [--units U[,U...]] [--description TEXT] [INPUT OPTIONS]\n"
     "      Trains (or, with --model, fine-tunes) on the file's targets (empty cells = missing), seeded\n"
     "      random or Bemis-Murcko scaffold split; writes DIR/model.safetensors (usable with predict\n"
     "      --model DIR), DIR/split.csv and best/last checkpoints for --resume. --lora-rank R fine-tunes\n"
     "      LoRA adapters on --model instead and writes the small DIR/adapter.safetensors. Prints one\n"
-    "      line per epoch and the test MAE. Precision fp32, bf16 or fp16 (CUDA); no memory budget.\n"
+    "      line per epoch and the test MAE. Precision fp32, bf16 or fp16 (CUDA). --micro-batch N runs each\n"
+    "      batch in passes of N molecules (gradients accumulated: same batch, less memory). --memory-budget-mib\n"
+    "      probes a few steps first and picks the micro-batch and checkpoint ratio (with --fit-precision also\n"
+    "      the precision) that fit the budget in the least time; an out-of-memory step is retried with more\n"
+    "      checkpointing or smaller passes. Cancelled (Ctrl-C) or killed runs continue with --resume.\n"
     "      Trust: a calibration fold (--calibration-fraction, 0.1) is held out of training and early stopping;\n"
     "      --snapshots K (5) further cycles of --snapshot-epochs E (2) at --snapshot-lr X (half --lr) save a\n"
     "      snapshot ensemble in DIR/snapshots/; DIR/trust.safetensors then holds the interval calibration,\n"
@@ -108,10 +112,6 @@ const char* kUsage =
     "Input formats by extension: .smi (SMILES [name]), .csv/.tsv (header row; SMILES column\n"
     "auto-detected or --smiles-column NAME|#INDEX), .sdf (ID from the title or --sdf-id-property).\n";
 
-int fail(const std::string& message) {
-  std::cerr << "graphormer-cli: " << message << "\n";
-  return 2;
-}
 
 using gs::app::CliArgs;
 using gs::app::FlagSet;
@@ -174,122 +174,6 @@ int predictCommand(int argc, char** argv) {
   for (const auto& [name, count] : summary->by_status) std::cerr << ", " << count << " " << name;
   std::cerr << "\nmodel " << record.model_path << (record.adapter_path.empty() ? "" : " + " + record.adapter_path);
   std::cerr << "\nwrote " << options.output << " and " << options.output << ".json\n";
-  return 0;
-}
-
-// The model architecture of a fresh model: --preset, then --layers/--dim/--heads/--ffn.
-bool readArchitecture(const CliArgs& args, gs::bundle::GraphormerConfig* config, std::string* error) {
-  auto preset = gs::bundle::GraphormerConfig::preset(args.get("--preset", "slim"));
-  if (!preset.isOk()) return *error = preset.status().message(), false;
-  *config = preset.value();
-  return args.getInt("--layers", config->num_hidden_layers, 1, 48, &config->num_hidden_layers, error) &&
-         args.getInt("--dim", config->embedding_dim, 8, 4096, &config->embedding_dim, error) &&
-         args.getInt("--heads", config->num_attention_heads, 1, 128, &config->num_attention_heads, error) &&
-         args.getInt("--ffn", config->ffn_embedding_dim, 8, 16384, &config->ffn_embedding_dim, error);
-}
-
-bool readTrainOptions(const CliArgs& args, gs::engine::TrainOptions* t, std::string* error) {
-  if (!args.getInt("--epochs", 100, 1, 100000, &t->epochs, error) || !args.getInt("--patience", 20, 0, 100000, &t->patience, error) ||
-      !args.getInt("--freeze-layers", 0, 0, 48, &t->freeze_layers, error) ||
-      !args.getDouble("--lr", 1e-7, 1.0, &t->learning_rate, error) ||
-      !args.getDouble("--checkpoint-ratio", 0.0, 1.0, &t->checkpoint_ratio, error) ||
-      !args.getInt("--lora-rank", 0, 0, 4096, &t->lora_rank, error) || !args.getDouble("--lora-alpha", 0.0, 1e6, &t->lora_alpha, error) ||
-      !args.getDouble("--warmup", 0.0, 1.0, &t->warmup_fraction, error) ||
-      !args.getDouble("--weight-decay", 0.0, 10.0, &t->weight_decay, error) ||
-      !args.getDouble("--clip-norm", 0.0, 1e6, &t->clip_norm, error))
-    return false;
-  auto schedule = gs::engine::parseSchedule(args.get("--schedule", "cosine"));
-  auto loss = gs::engine::parseLoss(args.get("--loss", "l1"));
-  if (!schedule.isOk() || !loss.isOk()) return *error = (schedule.isOk() ? loss.status() : schedule.status()).message(), false;
-  t->schedule = schedule.value();
-  t->loss = loss.value();
-  t->reset_head = args.has("--reset-head");
-  t->resume = args.has("--resume");
-  return true;
-}
-
-int trainCommand(int argc, char** argv) {
-  CliArgs args;
-  std::string error;
-  const FlagSet own{{"--input", "--targets", "--output", "--preset", "--layers", "--dim", "--heads", "--ffn", "--epochs", "--lr",
-                     "--checkpoint-ratio", "--loss", "--patience", "--freeze-layers", "--lora-rank", "--lora-alpha",
-                     "--warmup", "--weight-decay", "--clip-norm", "--schedule", "--units", "--description", "--snapshots",
-                     "--snapshot-epochs", "--snapshot-lr"},
-                    {"--reset-head", "--resume"}};
-  gs::app::ModelFlagRules rules;
-  rules.memory_budget = false;
-  rules.int8 = false;
-  rules.budget_note = "train sizes its batches with --batch-size (a budget applies to inference)";
-  gs::predict::PredictorOptions po;
-  gs::jobs::TrainJobOptions o;
-  auto& t = o.train;
-  if (!gs::app::parseFlags(args, argc, argv, own + gs::app::modelFlags() + gs::app::inputFlags() + gs::app::splitFlags(), &error) ||
-      !gs::app::readModelFlags(args, rules, &po, &error) || !gs::app::readInputFlags(args, &o.reader, &po, &error) ||
-      !gs::app::readSplitFlags(args, &o.split, &error) || !readArchitecture(args, &o.config, &error) || !readTrainOptions(args, &t, &error) ||
-      !args.getInt("--snapshots", 5, 0, 100, &o.snapshots, &error) || !args.getInt("--snapshot-epochs", 2, 1, 1000, &o.snapshot_epochs, &error) ||
-      !args.getDouble("--snapshot-lr", 0.0, 1.0, &o.snapshot_lr, &error))
-    return fail(error);
-  o.input = args.get("--input");
-  o.output_dir = args.get("--output");
-  o.targets = gs::app::splitList(args.get("--targets"));
-  if (o.input.empty() || o.output_dir.empty() || o.targets.empty()) return fail("train needs --input, --targets and --output");
-  if (args.has("--model") || args.has("--adapter")) o.model = po.model;
-  t.device = po.session.device;
-  t.threads = po.session.threads;
-  t.precision = po.session.precision;
-  t.batch_size = po.session.plan.max_batch_size;
-  t.seed = o.split.seed;
-  o.init_seed = t.seed;
-  o.featurize.parse = po.parse;
-  o.featurize.atom_order = po.atom_order;
-  o.target_units = gs::app::splitList(args.get("--units"));
-  o.description = args.get("--description");
-  gs::engine::TrainCallbacks callbacks;
-  callbacks.epoch_done = [](const gs::engine::EpochReport& r) {
-    if (r.snapshot > 0)
-      std::cerr << "snapshot " << r.snapshot << ", epoch " << r.epoch << ": train loss " << r.train_loss << " (" << r.seconds << " s)\n";
-    else
-      std::cerr << "epoch " << r.epoch << ": train loss " << r.train_loss << ", valid MAE " << r.valid_mae << " (" << r.seconds
-                << " s)" << (r.improved ? " *" : "") << "\n";
-  };
-  auto summary = gs::jobs::runTrain(o, callbacks);
-  if (!summary.isOk()) return fail(summary.status().toString());
-  std::cerr << "train: " << summary->rows << " rows; " << summary->train << " train, " << summary->valid << " valid, "
-            << summary->calibration << " calibration, " << summary->test << " test";
-  for (const auto& [why, count] : summary->skipped) std::cerr << "; skipped " << count << " " << why;
-  std::cerr << "\nbest epoch " << summary->training.best_epoch;
-  for (size_t j = 0; j < o.targets.size(); ++j) {
-    if (j < summary->valid_mae.size()) std::cerr << "; " << o.targets[j] << " valid MAE " << summary->valid_mae[j];
-    if (j < summary->test_mae.size()) std::cerr << ", test MAE " << summary->test_mae[j];
-  }
-  std::cerr << "\nwrote " << summary->model_path << "\n";
-  if (!summary->trust_path.empty())
-    std::cerr << "trust: " << summary->calibration << " calibration molecules (90 % intervals need >= 9; coverage of one "
-              << "calibration set scatters about +-" << std::sqrt(0.09 / double(std::max<int64_t>(1, summary->calibration)))
-              << "), ensemble of " << summary->snapshots + 1 << ", sigma's distance share " << summary->distance_share
-              << ", 90 % multiplier " << summary->q90 << "\nwrote " << summary->trust_path << "\n";
-  else
-    std::cerr << "note: no calibration fold (--calibration-fraction 0): the model has no trust data\n";
-  return 0;
-}
-
-int calibrateCommand(int argc, char** argv) {
-  CliArgs args;
-  std::string error;
-  gs::jobs::CalibrateJobOptions o;
-  const FlagSet flags = FlagSet{{"--input", "--targets"}, {}} + gs::app::modelFlags() + gs::app::inputFlags() + gs::app::splitFlags();
-  if (!gs::app::parseFlags(args, argc, argv, flags, &error) || !gs::app::readModelFlags(args, {}, &o.predictor, &error) ||
-      !gs::app::readInputFlags(args, &o.reader, &o.predictor, &error) || !gs::app::readSplitFlags(args, &o.split, &error))
-    return fail(error);
-  o.model_dir = args.get("--model");
-  o.input = args.get("--input");
-  o.targets = gs::app::splitList(args.get("--targets"));
-  if (o.model_dir.empty() || o.input.empty()) return fail("calibrate needs --model DIR (a train output directory) and --input");
-  auto summary = gs::jobs::runCalibrate(o);
-  if (!summary.isOk()) return fail(summary.status().toString());
-  std::cerr << "calibrate: " << summary->reference << " reference (training) molecules, " << summary->valid << " validation, "
-            << summary->calibration << " calibration; ensemble of " << summary->members + 1 << ", sigma's distance share "
-            << summary->distance_share << ", 90 % multiplier " << summary->q90 << "\nwrote " << summary->path << "\n";
   return 0;
 }
 
@@ -413,9 +297,9 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   if (command == "featurize") return featurizeCommand(argc, argv);
   if (command == "predict") return predictCommand(argc, argv);
-  if (command == "train") return trainCommand(argc, argv);
+  if (command == "train") return gs::app::trainCommand(argc, argv);
   if (command == "evaluate") return evaluateCommand(argc, argv);
-  if (command == "calibrate") return calibrateCommand(argc, argv);
+  if (command == "calibrate") return gs::app::calibrateCommand(argc, argv);
   if (command == "bench") return benchCommand(argc, argv);
   if (command == "explain") return explainCommand(argc, argv);
   return fail("unknown command '" + command + "'\n" + kUsage);

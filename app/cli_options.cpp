@@ -1,5 +1,7 @@
 #include "cli_options.h"
 
+#include <iostream>
+
 #include "chem/molecule.h"
 
 namespace gs::app {
@@ -95,6 +97,11 @@ bool readSplitFlags(const CliArgs& args, data::SplitOptions* split, std::string*
     return false;
   split->seed = static_cast<uint64_t>(seed);
   return true;
+}
+
+int fail(const std::string& message) {
+  std::cerr << "graphormer-cli: " << message << "\n";
+  return 2;
 }
 
 std::vector<std::string> splitList(const std::string& s) {

@@ -46,6 +46,13 @@ bool readSplitFlags(const CliArgs& args, data::SplitOptions* split, std::string*
 // --no-trust, --confidence, --strip-salts.
 bool readTrustFlags(const CliArgs& args, predict::PredictorOptions* out, std::string* error);
 
+// Prints "graphormer-cli: message" to stderr and returns the exit status of a usage or job error.
+int fail(const std::string& message);
+
+// `train` and `calibrate` (cli_train.cpp).
+int trainCommand(int argc, char** argv);
+int calibrateCommand(int argc, char** argv);
+
 // "a,b,,c" -> {"a", "b", "c"}
 std::vector<std::string> splitList(const std::string& s);
 

@@ -15,6 +15,15 @@ std::string dataItemName(const std::string& line) {
 
 }  // namespace
 
+void SdfReader::setItem(RawRecord& out, const std::string& name, const std::string& line) {
+  size_t index = 0;
+  while (index < columns_.size() && columns_[index] != name) ++index;
+  if (index == columns_.size()) columns_.push_back(name);
+  if (out.fields.size() <= index) out.fields.resize(index + 1);
+  auto& value = out.fields[index];
+  value += (value.empty() ? "" : "\n") + line;
+}
+
 SdfReader::SdfReader(std::istream& in, const ReaderOptions& options)
     : in_(in), id_property_(options.sdf_id_property) {}
 
@@ -28,6 +37,7 @@ bool SdfReader::next(RawRecord& out) {
   bool nonblank = false;
   int line_no = 0;
   std::string current_item;
+  RawRecord items;
   while (detail::readLine(in_, line)) {
     if (line.rfind("$$$$", 0) == 0) {
       terminated = true;
@@ -45,12 +55,17 @@ bool SdfReader::next(RawRecord& out) {
       current_item = dataItemName(line);
     } else if (detail::isBlank(line)) {
       current_item.clear();
-    } else if (!current_item.empty() && current_item == id_property_ && property_id.empty()) {
-      property_id = line;
+    } else if (!current_item.empty()) {
+      if (current_item == id_property_ && property_id.empty()) property_id = line;
+      std::string value = line;
+      while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
+      setItem(items, current_item, value);
     }
   }
   if (!terminated && !nonblank) return false;  // trailing blank lines after the last record
   out = RawRecord{};
+  out.fields = std::move(items.fields);
+  out.fields.resize(columns_.size());
   out.row = ++row_;
   out.kind = RecordKind::MolBlock;
   out.text = std::move(molblock);

@@ -16,10 +16,6 @@ namespace {
 
 using tensor::Precision;
 
-bool isOutOfMemory(const std::string& message) {
-  return message.find("out of memory") != std::string::npos || message.find("not enough memory") != std::string::npos;
-}
-
 }  // namespace
 
 bool operator==(const SessionOptions& a, const SessionOptions& b) {
@@ -128,14 +124,14 @@ void InferenceSession::Impl::runBatch(const std::vector<const graph::Featurized*
   } catch (const c10::Error& e) {
     error = e.what_without_backtrace();
   }
-  if (isOutOfMemory(error) && batch.size() > 1) {  // retry in halves: one huge molecule must not sink its batch
+  if (compat::isOutOfMemory(error) && batch.size() > 1) {  // retry in halves: one huge molecule must not sink its batch
     ++oom_retries;
     const auto mid = batch.begin() + static_cast<std::ptrdiff_t>(batch.size() / 2);
     runBatch(molecules, data::Batch(batch.begin(), mid), out);
     runBatch(molecules, data::Batch(mid, batch.end()), out);
     return;
   }
-  const StatusCode code = isOutOfMemory(error) ? StatusCode::OutOfMemory : StatusCode::Internal;
+  const StatusCode code = compat::isOutOfMemory(error) ? StatusCode::OutOfMemory : StatusCode::Internal;
   for (int i : batch) out[i].status = Status(code, error.substr(0, error.find('\n')));
 }
 

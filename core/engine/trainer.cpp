@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 
+#include "common/atomic_file.h"
 #include "common/json_writer.h"
 #include "engine/activation_checkpoint.h"
 #include "engine/loss_scaler.h"
@@ -90,25 +91,31 @@ torch::Tensor batchTargets(const std::vector<TrainExample>& examples, const std:
   return y;
 }
 
-// Mean L1 or squared error over the present (finite) targets.
-torch::Tensor maskedLoss(const torch::Tensor& out, const torch::Tensor& target, TrainOptions::Loss kind) {
+// Sum of L1 or squared errors over the present (finite) targets.
+torch::Tensor maskedLossSum(const torch::Tensor& out, const torch::Tensor& target, TrainOptions::Loss kind) {
   const auto mask = torch::isfinite(target);
   const auto diff = (out - target.nan_to_num(0.0)).masked_fill(mask.logical_not(), 0.0);
-  const auto n = mask.sum().clamp_min(1);
-  return (kind == TrainOptions::Loss::L1 ? diff.abs() : diff * diff).sum() / n;
+  return (kind == TrainOptions::Loss::L1 ? diff.abs() : diff * diff).sum();
 }
 
+// Where a run is: epochs done, steps done in the next epoch (a run cancelled mid-epoch) and the
+// loss summed over them, early-stopping counters and the memory settings in effect.
 struct State {
-  int epoch = 0, best_epoch = 0, since_best = 0;
+  int epoch = 0, step = 0, best_epoch = 0, since_best = 0;
+  double loss_sum = 0;
   double best = std::numeric_limits<double>::infinity();
+  int micro_batch = 0;
+  double checkpoint_ratio = 0;
 };
 
 Status writeState(const std::string& path, const State& s) {
-  std::ofstream out(path);
-  JsonWriter w(out);
-  w.beginObject().field("epoch", s.epoch).field("best_epoch", s.best_epoch).field("since_best", s.since_best)
-      .field("best_valid_mae", s.best).endObject();
-  return out ? Status::ok() : Status(StatusCode::IoError, "cannot write " + path);
+  AtomicFile file(path);
+  if (!file.isOpen()) return file.openStatus();
+  JsonWriter w(file.stream());
+  w.beginObject().field("epoch", s.epoch).field("step", s.step).field("loss_sum", s.loss_sum)
+      .field("best_epoch", s.best_epoch).field("since_best", s.since_best).field("best_valid_mae", s.best)
+      .field("micro_batch", s.micro_batch).field("checkpoint_ratio", s.checkpoint_ratio).endObject();
+  return file.commit();
 }
 
 Result<State> readState(const std::string& path) {
@@ -124,6 +131,10 @@ Result<State> readState(const std::string& path) {
   s.best_epoch = int(be->asInteger());
   s.since_best = int(sb->asInteger());
   s.best = b->asNumber();
+  if (const auto* v = json->find("step")) s.step = int(v->asInteger());
+  if (const auto* v = json->find("loss_sum")) s.loss_sum = v->asNumber();
+  if (const auto* v = json->find("micro_batch")) s.micro_batch = int(v->asInteger());
+  if (const auto* v = json->find("checkpoint_ratio")) s.checkpoint_ratio = v->asNumber();
   return s;
 }
 
@@ -145,8 +156,10 @@ std::vector<double> Trainer::evaluate(const std::vector<TrainExample>& examples)
   torch::NoGradGuard no_grad;
   const auto device = model_.model->parameters().front().device();
   const auto& md = model_.metadata;
-  for (size_t start = 0; start < examples.size(); start += std::max(1, options_.batch_size)) {
-    const size_t end = std::min(examples.size(), start + std::max(1, options_.batch_size));
+  // No activations are kept without gradients: twice the training pass's molecules fit.
+  const size_t chunk = size_t(std::max(1, eval_batch_ > 0 ? std::min(options_.batch_size, 2 * eval_batch_) : options_.batch_size));
+  for (size_t start = 0; start < examples.size(); start += chunk) {
+    const size_t end = std::min(examples.size(), start + chunk);
     std::vector<const graph::Featurized*> mols;
     for (size_t i = start; i < end; ++i) mols.push_back(examples[i].graph);
     auto out = model_.model->forward(tensor::collate(mols, options_.collate).to(device)).to(torch::kCPU);
@@ -191,6 +204,163 @@ Status Trainer::snapshotCycles(const std::vector<TrainExample>& train, int cycle
   return status;
 }
 
+std::vector<torch::Tensor> markTrainable(model::GraphormerImpl& model, const TrainOptions& o) {
+  if (o.lora_rank > 0 && !model::hasLora(model))
+    model::addLora(model, o.lora_rank, o.lora_alpha > 0 ? o.lora_alpha : o.lora_rank, o.seed * 31ULL + 17ULL);
+  const bool lora = model::hasLora(model);
+  std::vector<torch::Tensor> params;
+  for (auto& p : model.named_parameters()) {
+    p.value().set_requires_grad(lora ? model::isAdapterParameter(p.key()) : !frozen(p.key(), o.freeze_layers));
+    if (p.value().requires_grad()) params.push_back(p.value());
+  }
+  return params;
+}
+
+bool Trainer::resumable(const std::string& output_dir) {
+  const auto files = checkpointFiles(output_dir);
+  return fs::exists(files[0]) && fs::exists(files[2]) && fs::exists(files[3]);
+}
+
+// What one fit() holds while it runs.
+struct Trainer::Run {
+  torch::Device device{torch::kCPU};
+  std::vector<torch::Tensor> params;
+  std::unique_ptr<torch::optim::AdamW> optimizer;
+  std::unique_ptr<LossScaler> scaler;
+  State state;
+  bool autocast = false;
+  torch::ScalarType dtype = torch::kBFloat16;
+  int64_t steps_per_epoch = 0, total_steps = 0;
+  int memory_retries = 0;
+  std::map<std::string, torch::Tensor> best_weights;  // without an output directory
+};
+
+namespace {
+
+// The next memory setting after an out-of-memory error: a quarter of the layers more checkpointed,
+// then half the micro-batch. False when nothing is left to give.
+bool lowerMemory(int layers, int batch, State& s, std::string& what) {
+  const int checkpointed = checkpointedLayers(layers, s.checkpoint_ratio);
+  if (checkpointed < layers) {
+    const int more = std::min(layers, checkpointed + std::max(1, (layers + 3) / 4));
+    s.checkpoint_ratio = double(more) / layers;
+    what = "checkpoint ratio raised to " + std::to_string(s.checkpoint_ratio).substr(0, 4);
+    return true;
+  }
+  const int micro = s.micro_batch > 0 ? std::min(s.micro_batch, batch) : batch;
+  if (micro <= 1) return false;
+  s.micro_batch = micro / 2;
+  what = "micro-batch lowered to " + std::to_string(s.micro_batch) + " (batch " + std::to_string(batch) +
+         " accumulated in " + std::to_string((batch + s.micro_batch - 1) / s.micro_batch) + " passes)";
+  return true;
+}
+
+void dropGradients(const std::vector<torch::Tensor>& params) {
+  for (auto p : params) p.mutable_grad() = torch::Tensor();
+}
+
+}  // namespace
+
+Result<double> Trainer::step(Run& run, const std::vector<const graph::Featurized*>& mols, const torch::Tensor& target,
+                             int64_t step, const TrainCallbacks& cb) {
+  const auto& o = options_;
+  auto& model = model_.model;
+  const int64_t n = static_cast<int64_t>(mols.size());
+  const auto present = torch::isfinite(target).sum().clamp_min(1).to(torch::kFloat);
+  for (;;) {
+    torch::manual_seed(o.seed * 7919ULL + static_cast<uint64_t>(step));
+    const int64_t micro = run.state.micro_batch > 0 ? std::min<int64_t>(run.state.micro_batch, n) : n;
+    const model::LayerRunner runner = checkpointRunner(model_.config.num_hidden_layers, run.state.checkpoint_ratio);
+    std::string failure;
+    try {
+      run.optimizer->zero_grad();
+      double loss = 0;
+      for (int64_t begin = 0; begin < n; begin += micro) {
+        const int64_t end = std::min(n, begin + micro);
+        if (cb.before_forward) cb.before_forward(int(micro), run.state.checkpoint_ratio);
+        const std::vector<const graph::Featurized*> part(mols.begin() + begin, mols.begin() + end);
+        torch::Tensor out;
+        {
+          compat::AutocastGuard guard(run.device.type(), run.dtype, run.autocast);
+          out = model->forward(tensor::collate(part, o.collate).to(run.device), runner);
+        }
+        const auto l = maskedLossSum(out.to(torch::kFloat), target.slice(0, begin, end), o.loss) / present;
+        run.scaler->scale(l).backward();
+        loss += l.item<double>();
+      }
+      if (run.scaler->unscaleAndCheck(run.params)) {
+        if (o.clip_norm > 0) torch::nn::utils::clip_grad_norm_(run.params, o.clip_norm);
+        run.optimizer->step();
+      }
+      return loss;
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    dropGradients(run.params);
+    compat::releaseCachedMemory(run.device.type());
+    if (!compat::isOutOfMemory(failure)) return Status(StatusCode::Internal, "training step failed: " + failure);
+    std::string change;
+    if (!o.adapt_to_memory || !lowerMemory(model_.config.num_hidden_layers, int(n), run.state, change))
+      return Status(StatusCode::OutOfMemory, "out of memory in a training step with every layer checkpointed and one "
+                                             "molecule per pass; train on a larger device or a smaller model");
+    ++run.memory_retries;
+    if (cb.note) cb.note("out of memory at step " + std::to_string(step + 1) + ": " + change + "; step retried");
+  }
+}
+
+Status Trainer::saveProgress(Run& run) {
+  if (options_.output_dir.empty()) return Status::ok();
+  const auto files = checkpointFiles(options_.output_dir);
+  if (Status st = model::saveModel(files[0], *model_.model, model_.metadata); !st.isOk()) return st;
+  torch::save(*run.optimizer, files[3]);
+  return writeState(files[2], run.state);
+}
+
+// Normalisation, head reset, LoRA, trainable parameters, optimizer and schedule.
+void Trainer::prepare(Run& run, const std::vector<TrainExample>& train) {
+  const auto& o = options_;
+  const int k = model_.config.num_classes;
+  model_.model->setInt8(false, nullptr);
+  targetStatistics(train, k, model_.metadata.target_mean, model_.metadata.target_std);
+  if (o.reset_head) {
+    torch::NoGradGuard no_grad;
+    for (auto* lin : {model_.model->encoder->lm_head_transform_weight.get(), model_.model->classifier->classifier.get()}) {
+      lin->weight.normal_(0.0, 0.02);
+      if (lin->bias.defined()) lin->bias.zero_();
+    }
+    model_.model->classifier->lm_output_learned_bias.zero_();
+  }
+  run.params = markTrainable(*model_.model, o);
+  model_.model->to(run.device);
+  model_.model->train();
+  run.optimizer = std::make_unique<torch::optim::AdamW>(run.params, torch::optim::AdamWOptions(o.learning_rate).weight_decay(o.weight_decay));
+  run.scaler = std::make_unique<LossScaler>(o.precision == tensor::Precision::FP16);
+  run.autocast = o.precision == tensor::Precision::BF16 || o.precision == tensor::Precision::FP16;
+  run.dtype = o.precision == tensor::Precision::FP16 ? torch::kHalf : torch::kBFloat16;
+  const int64_t bs = std::max(1, o.batch_size);
+  run.steps_per_epoch = (static_cast<int64_t>(train.size()) + bs - 1) / bs;
+  run.total_steps = run.steps_per_epoch * std::max(1, o.epochs);
+  run.state.micro_batch = o.micro_batch;
+  run.state.checkpoint_ratio = o.checkpoint_ratio;
+}
+
+// The state, last weights and optimizer of an interrupted run in the output directory.
+Status Trainer::restore(Run& run) {
+  const auto files = checkpointFiles(options_.output_dir);
+  auto s = readState(files[2]);
+  if (!s.isOk()) return s.status();
+  run.state = s.value();
+  auto ck = model::readCheckpoint(files[0]);
+  if (!ck.isOk()) return ck.status();
+  if (Status st = model::loadStateDict(*model_.model, ck->tensors); !st.isOk()) return st;
+  try {
+    torch::load(*run.optimizer, files[3]);
+  } catch (const std::exception& e) {
+    return Status(StatusCode::MalformedRecord, files[3] + ": cannot restore the optimizer (" + std::string(e.what()).substr(0, 200) + ")");
+  }
+  return Status::ok();
+}
+
 Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const std::vector<TrainExample>& valid,
                                   const TrainCallbacks& cb) {
   const auto& o = options_;
@@ -203,40 +373,13 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
   if (o.precision == tensor::Precision::INT8) return Status(StatusCode::InvalidArgument, "int8 is an inference mode; train in fp32, bf16 or fp16");
   auto parsed_device = compat::parseDevice(o.device);
   if (!parsed_device.isOk()) return parsed_device.status();
-  const torch::Device device = parsed_device.value();
-  if (o.precision == tensor::Precision::FP16 && !device.is_cuda())
+  Run run;
+  run.device = parsed_device.value();
+  if (o.precision == tensor::Precision::FP16 && !run.device.is_cuda())
     return Status(StatusCode::InvalidArgument, "fp16 training needs CUDA (loss scaling); use bf16 on the CPU");
   compat::setThreads(o.threads);
 
-  auto& model = model_.model;
-  model->setInt8(false, nullptr);
-  targetStatistics(train, k, model_.metadata.target_mean, model_.metadata.target_std);
-  if (o.reset_head) {
-    torch::NoGradGuard no_grad;
-    for (auto* lin : {model->encoder->lm_head_transform_weight.get(), model->classifier->classifier.get()}) {
-      lin->weight.normal_(0.0, 0.02);
-      if (lin->bias.defined()) lin->bias.zero_();
-    }
-    model->classifier->lm_output_learned_bias.zero_();
-  }
-  if (o.lora_rank > 0 && !model::hasLora(*model))
-    model::addLora(*model, o.lora_rank, o.lora_alpha > 0 ? o.lora_alpha : o.lora_rank, o.seed * 31ULL + 17ULL);
-  const bool lora = model::hasLora(*model);
-  std::vector<torch::Tensor> params;
-  for (auto& p : model->named_parameters()) {
-    p.value().set_requires_grad(lora ? model::isAdapterParameter(p.key()) : !frozen(p.key(), o.freeze_layers));
-    if (p.value().requires_grad()) params.push_back(p.value());
-  }
-  model->to(device);
-  model->train();
-  torch::optim::AdamW optimizer(params, torch::optim::AdamWOptions(o.learning_rate).weight_decay(o.weight_decay));
-  LossScaler scaler(o.precision == tensor::Precision::FP16);
-  const model::LayerRunner runner = checkpointRunner(model_.config.num_hidden_layers, o.checkpoint_ratio);
-  const int64_t bs = std::max(1, o.batch_size);
-  const int64_t steps_per_epoch = (static_cast<int64_t>(train.size()) + bs - 1) / bs;
-  const int64_t total_steps = steps_per_epoch * std::max(1, o.epochs);
-
-  State state;
+  prepare(run, train);
   const bool persist = !o.output_dir.empty();
   if (persist) {
     std::error_code ec;
@@ -246,106 +389,106 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
                                              (ec ? ": " + ec.message() : ": a file of that name is in the way"));
   }
   const auto files = checkpointFiles(o.output_dir);
-  const std::string &last = files[0], &best = files[1], &state_file = files[2], &optim_file = files[3];
-  if (persist && o.resume && fs::exists(state_file)) {
-    auto s = readState(state_file);
-    if (!s.isOk()) return s.status();
-    state = s.value();
-    auto ck = model::readCheckpoint(last);
-    if (!ck.isOk()) return ck.status();
-    if (Status st = model::loadStateDict(*model, ck->tensors); !st.isOk()) return st;
-    torch::load(optimizer, optim_file);
-  }
-  std::map<std::string, torch::Tensor> best_weights;
+  const std::string& best = files[1];
+  if (persist && o.resume && resumable(o.output_dir))
+    if (Status st = restore(run); !st.isOk()) return st;
   TrainSummary summary;
-  summary.best_epoch = state.best_epoch;
-  summary.best_valid_mae = state.best;
-  const bool autocast = o.precision == tensor::Precision::BF16 || o.precision == tensor::Precision::FP16;
-  const auto dtype = o.precision == tensor::Precision::FP16 ? torch::kHalf : torch::kBFloat16;
-  for (int epoch = state.epoch + 1; epoch <= o.epochs; ++epoch) {
-    if (cb.cancelled && cb.cancelled()) {
+  for (int epoch = run.state.epoch + 1; epoch <= o.epochs; ++epoch) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto done = runEpoch(run, epoch, train, cb);
+    if (!done.isOk()) return done.status();
+    if (!done.value()) {
       summary.cancelled = true;
+      if (Status st = saveProgress(run); !st.isOk()) return st;
       break;
     }
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<size_t> order(train.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::shuffle(order.begin(), order.end(), std::mt19937_64(o.seed * 1000003ULL + static_cast<uint64_t>(epoch)));
-    torch::manual_seed(o.seed * 7919ULL + static_cast<uint64_t>(epoch));
-    double loss_sum = 0;
-    for (int64_t s = 0; s < steps_per_epoch; ++s) {
-      const int64_t step = (epoch - 1) * steps_per_epoch + s;
-      std::vector<const graph::Featurized*> mols;
-      const auto end = std::min<int64_t>((s + 1) * bs, static_cast<int64_t>(order.size()));
-      const auto target = batchTargets(train, order, s * bs, end, model_.metadata, mols).to(device);
-      for (auto& group : optimizer.param_groups())
-        static_cast<torch::optim::AdamWOptions&>(group.options()).lr(learningRate(o, step, total_steps));
-      optimizer.zero_grad();
-      torch::Tensor out;
-      {
-        compat::AutocastGuard guard(device.type(), dtype, autocast);
-        out = model->forward(tensor::collate(mols, o.collate).to(device), runner);
-      }
-      const auto loss = maskedLoss(out.to(torch::kFloat), target, o.loss);
-      scaler.scale(loss).backward();
-      if (scaler.unscaleAndCheck(params)) {
-        if (o.clip_norm > 0) torch::nn::utils::clip_grad_norm_(params, o.clip_norm);
-        optimizer.step();
-      }
-      const double l = loss.item<double>();
-      loss_sum += l;
-      if (cb.step_done) cb.step_done(step + 1, total_steps, l);
-    }
-    EpochReport r;
-    r.epoch = epoch;
-    r.train_loss = loss_sum / double(steps_per_epoch);
-    r.skipped_steps = scaler.skippedSteps();
-    r.snapshot = snapshot_;
-    if (!valid.empty()) {
-      const auto mae = evaluate(valid);
-      r.valid_mae = std::accumulate(mae.begin(), mae.end(), 0.0) / double(k);
-    }
-    r.improved = valid.empty() || r.valid_mae < state.best;
-    if (r.improved) {
-      state.best = valid.empty() ? r.train_loss : r.valid_mae;
-      state.best_epoch = epoch;
-      state.since_best = 0;
-      if (persist) {
-        if (Status st = model::saveModel(best, *model, model_.metadata); !st.isOk()) return st;
-      } else {
-        torch::NoGradGuard no_grad;
-        for (const auto& p : model->named_parameters()) best_weights[p.key()] = p.value().detach().clone();
-      }
-    } else {
-      ++state.since_best;
-    }
-    state.epoch = epoch;
-    if (persist) {
-      if (Status st = model::saveModel(last, *model, model_.metadata); !st.isOk()) return st;
-      torch::save(optimizer, optim_file);
-      if (Status st = writeState(state_file, state); !st.isOk()) return st;
-    }
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    summary.epochs.push_back(r);
-    if (cb.epoch_done) cb.epoch_done(r);
-    if (o.patience > 0 && state.since_best >= o.patience) {
+    auto report = endEpoch(run, epoch, valid);
+    if (!report.isOk()) return report.status();
+    report->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    summary.epochs.push_back(report.value());
+    if (cb.epoch_done) cb.epoch_done(report.value());
+    if (o.patience > 0 && run.state.since_best >= o.patience) {
       summary.stopped_early = true;
       break;
     }
   }
-  summary.best_epoch = state.best_epoch;
-  summary.best_valid_mae = state.best;
+  summary.best_epoch = run.state.best_epoch;
+  summary.best_valid_mae = run.state.best;
+  summary.memory_retries = run.memory_retries;
+  summary.micro_batch = run.state.micro_batch;
+  summary.checkpoint_ratio = run.state.checkpoint_ratio;
   // Leave the best epoch's weights in the model.
+  auto& model = model_.model;
   torch::NoGradGuard no_grad;
   if (persist && fs::exists(best)) {
     auto ck = model::readCheckpoint(best);
     if (ck.isOk()) (void)model::loadStateDict(*model, ck->tensors);
-  } else if (!best_weights.empty()) {
-    for (auto& p : model->named_parameters()) p.value().copy_(best_weights[p.key()]);
+  } else if (!run.best_weights.empty()) {
+    for (auto& p : model->named_parameters()) p.value().copy_(run.best_weights[p.key()]);
   }
   for (auto& p : model->parameters()) p.set_requires_grad(true);
   model->eval();
   return summary;
+}
+
+// The steps of one epoch from where the state stands; false when cancelled before its end.
+Result<bool> Trainer::runEpoch(Run& run, int epoch, const std::vector<TrainExample>& train, const TrainCallbacks& cb) {
+  const auto& o = options_;
+  const int64_t bs = std::max(1, o.batch_size);
+  std::vector<size_t> order(train.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(o.seed * 1000003ULL + static_cast<uint64_t>(epoch)));
+  for (int64_t s = run.state.step; s < run.steps_per_epoch; ++s) {
+    if (cb.cancelled && cb.cancelled()) return false;
+    const int64_t step = (epoch - 1) * run.steps_per_epoch + s;
+    std::vector<const graph::Featurized*> mols;
+    const auto end = std::min<int64_t>((s + 1) * bs, static_cast<int64_t>(order.size()));
+    const auto target = batchTargets(train, order, s * bs, end, model_.metadata, mols).to(run.device);
+    for (auto& group : run.optimizer->param_groups())
+      static_cast<torch::optim::AdamWOptions&>(group.options()).lr(learningRate(o, step, run.total_steps));
+    auto l = this->step(run, mols, target, step, cb);
+    if (!l.isOk()) return l.status();
+    run.state.loss_sum += l.value();
+    run.state.step = static_cast<int>(s + 1);
+    if (cb.step_done) cb.step_done(step + 1, run.total_steps, l.value());
+  }
+  return true;
+}
+
+// Validation, the best weights and the saved progress after an epoch's last step.
+Result<EpochReport> Trainer::endEpoch(Run& run, int epoch, const std::vector<TrainExample>& valid) {
+  auto& state = run.state;
+  EpochReport r;
+  r.epoch = epoch;
+  r.train_loss = state.loss_sum / double(run.steps_per_epoch);
+  r.skipped_steps = run.scaler->skippedSteps();
+  r.snapshot = snapshot_;
+  r.micro_batch = state.micro_batch;
+  r.checkpoint_ratio = state.checkpoint_ratio;
+  eval_batch_ = state.micro_batch;
+  if (!valid.empty()) {
+    const auto mae = evaluate(valid);
+    r.valid_mae = std::accumulate(mae.begin(), mae.end(), 0.0) / double(mae.size());
+  }
+  r.improved = valid.empty() || r.valid_mae < state.best;
+  if (r.improved) {
+    state.best = valid.empty() ? r.train_loss : r.valid_mae;
+    state.best_epoch = epoch;
+    state.since_best = 0;
+    if (!options_.output_dir.empty()) {
+      if (Status st = model::saveModel(checkpointFiles(options_.output_dir)[1], *model_.model, model_.metadata); !st.isOk()) return st;
+    } else {
+      torch::NoGradGuard no_grad;
+      for (const auto& p : model_.model->named_parameters()) run.best_weights[p.key()] = p.value().detach().clone();
+    }
+  } else {
+    ++state.since_best;
+  }
+  state.epoch = epoch;
+  state.step = 0;
+  state.loss_sum = 0;
+  if (Status st = saveProgress(run); !st.isOk()) return st;
+  return r;
 }
 
 }  // namespace gs::engine

@@ -4,8 +4,9 @@
 // L1 or MSE loss, gradient clipping, target normalisation stored in the model's metadata, BF16
 // autocast (CPU/CUDA) or FP16 autocast with dynamic loss scaling (CUDA), activation checkpointing,
 // early stopping on the validation MAE, best-checkpoint saving and resume from the last epoch.
-// Runs are reproducible from the seed: the batch order and dropout of epoch e depend only on
-// (seed, e), so a resumed run continues exactly as an uninterrupted one.
+// Runs are reproducible from the seed: the batch order of epoch e depends only on (seed, e) and the
+// dropout of step s only on (seed, s), so a run resumed from any step continues exactly as an
+// uninterrupted one.
 //
 // Thread-safety: one thread drives a Trainer; callbacks run on it.
 #include <functional>
@@ -35,6 +36,14 @@ struct TrainOptions {
   double clip_norm = 5.0;  // 0 = off
   tensor::Precision precision = tensor::Precision::FP32;  // FP32, BF16 or FP16 (CUDA)
   double checkpoint_ratio = 0.0;
+  // Molecules per forward/backward pass: a step accumulates the gradients of ceil(batch_size /
+  // micro_batch) passes, so the optimizer sees the same batch in less memory (the loss is the same
+  // sum over the batch's targets; only dropout masks and rounding differ). 0 = the whole batch.
+  int micro_batch = 0;
+  // An out-of-memory error in a step does not end the run: the step is retried with a quarter of
+  // the layers more checkpointed, then (all checkpointed) with half the micro-batch; each change is
+  // reported through TrainCallbacks::note and kept for the rest of the run.
+  bool adapt_to_memory = true;
   uint64_t seed = 0;
   int patience = 20;         // epochs without validation improvement before stopping; 0 = off
   int freeze_layers = 0;     // fine-tuning: the first k encoder layers (and the embeddings) stay fixed
@@ -59,6 +68,8 @@ struct EpochReport {
   bool improved = false;
   int skipped_steps = 0;  // FP16 steps skipped by the loss scaler so far
   int snapshot = 0;       // 0 = the training run; k = snapshot cycle k (snapshotCycles)
+  int micro_batch = 0;    // in effect at the end of the epoch (after any out-of-memory change)
+  double checkpoint_ratio = 0;
 };
 
 // Names of the schedule ("cosine", "linear") and loss ("l1", "mse") for flags and reports.
@@ -70,7 +81,13 @@ Result<TrainOptions::Loss> parseLoss(const std::string& name);
 struct TrainCallbacks {
   std::function<void(const EpochReport&)> epoch_done;
   std::function<void(int64_t step, int64_t total_steps, double loss)> step_done;
+  // Checked before every step: a cancelled run stops within one step and, with an output
+  // directory, leaves a state that `resume` continues exactly.
   std::function<bool()> cancelled;
+  std::function<void(const std::string&)> note;  // changes made during the run (out-of-memory retries)
+  // Called before every forward pass with the micro-batch size and checkpoint ratio in effect
+  // (progress displays; tests inject faults by throwing from it).
+  std::function<void(int micro_batch, double checkpoint_ratio)> before_forward;
 };
 
 struct TrainSummary {
@@ -79,7 +96,13 @@ struct TrainSummary {
   double best_valid_mae = 0;
   bool stopped_early = false;
   bool cancelled = false;
+  int memory_retries = 0;  // steps retried after an out-of-memory error
+  int micro_batch = 0;     // in effect at the end (0 = whole batches)
+  double checkpoint_ratio = 0;
 };
+
+// Sets which parameters train (LoRA adapters added when asked; frozen layers) and returns them.
+std::vector<torch::Tensor> markTrainable(model::GraphormerImpl& model, const TrainOptions& options);
 
 class Trainer {
  public:
@@ -101,11 +124,22 @@ class Trainer {
   std::vector<double> evaluate(const std::vector<TrainExample>& examples);
   // The files fit() writes into an output directory: last and best weights, state, optimizer.
   static std::vector<std::string> checkpointFiles(const std::string& output_dir);
+  // Whether output_dir holds a state that `resume` continues (a cancelled or interrupted run).
+  static bool resumable(const std::string& output_dir);
 
  private:
+  struct Run;
+  void prepare(Run& run, const std::vector<TrainExample>& train);
+  Status restore(Run& run);
+  Result<bool> runEpoch(Run& run, int epoch, const std::vector<TrainExample>& train, const TrainCallbacks& cb);
+  Result<EpochReport> endEpoch(Run& run, int epoch, const std::vector<TrainExample>& valid);
+  Result<double> step(Run& run, const std::vector<const graph::Featurized*>& mols, const torch::Tensor& target,
+                      int64_t step, const TrainCallbacks& cb);
+  Status saveProgress(Run& run);
   model::LoadedModel model_;
   TrainOptions options_;
   int snapshot_ = 0;  // the snapshot cycle fit() is running, 0 = none
+  int eval_batch_ = 0;  // the micro-batch in effect (evaluate() passes twice as many molecules)
 };
 
 }  // namespace gs::engine

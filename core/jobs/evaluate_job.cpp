@@ -158,6 +158,18 @@ Result<LabelledData> readEvaluationData(const EvaluateJobOptions& options, const
   return readLabelled(read);
 }
 
+std::vector<TestPoint> testPoints(const LabelledData& d, const std::vector<size_t>& test, const Predictions& model) {
+  std::vector<TestPoint> points;
+  for (size_t i : test) {
+    const auto& row = d.rows[i];
+    TestPoint p{row.row, row.id, row.canonical.empty() ? row.input : row.canonical, row.num_atoms, {}, model[i]};
+    p.truth.assign(d.targets[i].begin(), d.targets[i].end());
+    for (auto& t : p.truth) t = std::isfinite(t) ? t : std::nan("");
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
 }  // namespace
 
 Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
@@ -193,6 +205,7 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
       if (out[i].status.isOk())
         for (size_t j = 0; j < k; ++j) preds->back()[i][j] = out[i].values[j];
     scoreTrust(*predictor.value(), d, sets, out, options.split, report);
+    report.test_points = testPoints(d, sets.test, preds->back());
   }
   for (size_t m = 0; m < names.size(); ++m) {
     MethodScores s;

@@ -46,6 +46,14 @@ struct SizeBin {
   std::map<std::string, double> test_mae;  // method -> MAE (mean over targets)
 };
 
+// A test molecule with the model's prediction (the parity plot and error-by-size views).
+struct TestPoint {
+  int64_t row = 0;  // 1-based input row
+  std::string id, smiles;
+  int heavy_atoms = 0;
+  std::vector<double> truth, predicted;  // per target; NaN = missing / no prediction
+};
+
 struct EvaluateReport {
   std::string input;
   std::vector<std::string> targets;
@@ -58,6 +66,7 @@ struct EvaluateReport {
   std::vector<SizeBin> by_size;
   std::string model_path, model_sha256;
   std::vector<TrustMetrics> trust;  // when the model has trust data
+  std::vector<TestPoint> test_points;  // with a model: every test molecule
   std::string note;                 // e.g. the model was trained on another split, or has no trust data
 };
 

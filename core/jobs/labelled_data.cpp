@@ -19,15 +19,25 @@ float parseTarget(const std::string& text) {
   return end && *end == '\0' && std::isfinite(v) ? v : std::nanf("");
 }
 
-Result<std::vector<int>> targetColumns(const data::RecordReader& reader, const std::vector<std::string>& targets) {
+// Column indices of the targets (-1 while not seen: an SD file's data items appear as it is read).
+bool resolveTargets(const data::RecordReader& reader, const std::vector<std::string>& targets, std::vector<int>& cols) {
   const auto columns = reader.columns();
-  std::vector<int> out;
-  for (const auto& t : targets) {
-    auto it = std::find(columns.begin(), columns.end(), t);
-    if (it == columns.end()) return Status(StatusCode::InvalidArgument, "target column '" + t + "' is not in the file's header");
-    out.push_back(static_cast<int>(it - columns.begin()));
+  bool all = true;
+  for (size_t j = 0; j < targets.size(); ++j) {
+    if (cols[j] >= 0) continue;
+    auto it = std::find(columns.begin(), columns.end(), targets[j]);
+    if (it != columns.end()) cols[j] = static_cast<int>(it - columns.begin());
+    all = all && cols[j] >= 0;
   }
-  return out;
+  return all;
+}
+
+Status unresolved(const std::vector<std::string>& targets, const std::vector<int>& cols, bool sdf) {
+  for (size_t j = 0; j < targets.size(); ++j)
+    if (cols[j] < 0)
+      return Status(StatusCode::InvalidArgument, sdf ? "no record has the data item '" + targets[j] + "'"
+                                                     : "target column '" + targets[j] + "' is not in the file's header");
+  return Status::ok();
 }
 
 }  // namespace
@@ -36,8 +46,11 @@ Result<LabelledData> readLabelled(const LabelledDataOptions& options) {
   if (options.targets.empty()) return Status(StatusCode::InvalidArgument, "name at least one target column");
   auto reader = data::openReader(options.input, options.reader);
   if (!reader.isOk()) return reader.status();
-  auto cols = targetColumns(*reader.value(), options.targets);
-  if (!cols.isOk()) return cols.status();
+  const auto format = data::formatFromPath(options.input);
+  const bool sdf = format.isOk() && format.value() == data::FileFormat::Sdf;
+  std::vector<int> cols(options.targets.size(), -1);
+  bool resolved = resolveTargets(*reader.value(), options.targets, cols);
+  if (!resolved && !sdf) return unresolved(options.targets, cols, false);
   chem::FeaturizeOptions featurize = options.featurize;
   const bool need_mol = options.scaffolds || options.fingerprints;
   featurize.keep_molecule = featurize.keep_molecule || need_mol;
@@ -45,13 +58,14 @@ Result<LabelledData> readLabelled(const LabelledDataOptions& options) {
   data::RawRecord record;
   while (reader.value()->next(record)) {
     ++out.rows_read;
+    if (!resolved) resolved = resolveTargets(*reader.value(), options.targets, cols);
     auto row = chem::featurizeRecord(record, featurize);
     if (!row.features) {
       ++out.skipped[statusCodeName(row.status.code())];
       continue;
     }
     std::vector<float> y;
-    for (int c : cols.value()) y.push_back(c < static_cast<int>(record.fields.size()) ? parseTarget(record.fields[c]) : std::nanf(""));
+    for (int c : cols) y.push_back(c >= 0 && c < static_cast<int>(record.fields.size()) ? parseTarget(record.fields[c]) : std::nanf(""));
     if (std::all_of(y.begin(), y.end(), [](float v) { return std::isnan(v); })) {
       ++out.skipped["no_target"];
       continue;
@@ -63,6 +77,7 @@ Result<LabelledData> readLabelled(const LabelledDataOptions& options) {
     out.rows.push_back(std::move(row));
     out.targets.push_back(std::move(y));
   }
+  if (!resolved) return unresolved(options.targets, cols, sdf);
   return out;
 }
 

@@ -134,6 +134,17 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::T
   engine::TrainOptions to = options.train;
   to.output_dir = options.output_dir;
   to.collate.multi_hop_max_dist = model.config.multi_hop_max_dist;
+  if (options.memory_budget_mib > 0) {
+    engine::MemoryFitOptions mf;
+    mf.budget_bytes = options.memory_budget_mib << 20;
+    mf.allow_precision = options.fit_precision;
+    auto fit = engine::fitTrainingToMemory(model, folds.train, to, mf);
+    if (!fit.isOk()) return fit.status();
+    fit->applyTo(to);
+    summary.memory_fit = fit.value();
+    if (callbacks.note) callbacks.note("fit to memory: " + fit->summary());
+  }
+  summary.train_used = to;
   engine::Trainer trainer(std::move(model), to);
   auto trained = trainer.fit(folds.train, folds.valid, callbacks);
   if (!trained.isOk()) return trained.status();

@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "bundle/model_source.h"
+#include "engine/train_memory.h"
 #include "engine/trainer.h"
 #include "jobs/labelled_data.h"
 #include "predict/predictor_options.h"
@@ -39,6 +40,10 @@ struct TrainJobOptions {
   int snapshots = 5;
   int snapshot_epochs = 2;
   double snapshot_lr = 0;
+  // > 0: before training, probe and choose the micro-batch and checkpoint ratio (and, with
+  // fit_precision, the precision) that fit this budget in the least time (engine/train_memory.h).
+  int64_t memory_budget_mib = 0;
+  bool fit_precision = false;
 };
 
 struct TrainJobSummary {
@@ -51,6 +56,8 @@ struct TrainJobSummary {
   std::string trust_path;                   // "" when no calibration fold was asked for
   int snapshots = 0;
   double distance_share = 0, q90 = 0;       // σ's mix and the 90 % multiplier (output 0)
+  std::optional<engine::MemoryFit> memory_fit;  // with a memory budget: what was chosen and why
+  engine::TrainOptions train_used;           // the training options in effect (after fitting to memory)
 };
 
 Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks = {});

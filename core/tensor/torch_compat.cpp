@@ -183,6 +183,19 @@ void cudaResetPeak(int device_index) {
 #endif
 }
 
+void releaseCachedMemory(c10::DeviceType device) {
+#ifdef GS_WITH_CUDA
+  if (device == c10::DeviceType::CUDA && cudaAvailable()) c10::cuda::CUDACachingAllocator::emptyCache();
+#else
+  (void)device;
+#endif
+}
+
+bool isOutOfMemory(const std::string& message) {
+  return message.find("out of memory") != std::string::npos || message.find("not enough memory") != std::string::npos ||
+         message.find("can't allocate memory") != std::string::npos;
+}
+
 std::string torchVersion() {
   std::string v = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
                   std::to_string(TORCH_VERSION_PATCH);

@@ -78,6 +78,12 @@ struct CudaAllocatorStats {
 };
 CudaAllocatorStats cudaAllocatorStats(int device_index);
 void cudaResetPeak(int device_index);
+// Returns the CUDA caching allocator's unused blocks to the driver (after an out-of-memory error);
+// nothing on the CPU.
+void releaseCachedMemory(c10::DeviceType device);
+// Whether an error message is an allocation failure (CUDA "out of memory", the CPU allocator's
+// "not enough memory"), the errors a smaller batch or more checkpointing can avoid.
+bool isOutOfMemory(const std::string& message);
 
 // "1.13.1" style version of the LibTorch this binary was compiled against, and "+cuda" when built
 // with CUDA.

@@ -1,0 +1,152 @@
+// graphormer-cli train and calibrate: flags read into jobs::TrainJobOptions / CalibrateJobOptions.
+#include <csignal>
+#include <cmath>
+#include <iostream>
+
+#include "cli_args.h"
+#include "cli_options.h"
+#include "jobs/train_job.h"
+#include "jobs/trust_builder.h"
+
+namespace gs::app {
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+void onInterrupt(int) { g_interrupted = 1; }
+
+// The model architecture of a fresh model: --preset, then --layers/--dim/--heads/--ffn.
+bool readArchitecture(const CliArgs& args, bundle::GraphormerConfig* config, std::string* error) {
+  auto preset = bundle::GraphormerConfig::preset(args.get("--preset", "slim"));
+  if (!preset.isOk()) return *error = preset.status().message(), false;
+  *config = preset.value();
+  return args.getInt("--layers", config->num_hidden_layers, 1, 48, &config->num_hidden_layers, error) &&
+         args.getInt("--dim", config->embedding_dim, 8, 4096, &config->embedding_dim, error) &&
+         args.getInt("--heads", config->num_attention_heads, 1, 128, &config->num_attention_heads, error) &&
+         args.getInt("--ffn", config->ffn_embedding_dim, 8, 16384, &config->ffn_embedding_dim, error);
+}
+
+bool readTrainOptions(const CliArgs& args, engine::TrainOptions* t, std::string* error) {
+  if (!args.getInt("--epochs", 100, 1, 100000, &t->epochs, error) || !args.getInt("--patience", 20, 0, 100000, &t->patience, error) ||
+      !args.getInt("--freeze-layers", 0, 0, 48, &t->freeze_layers, error) ||
+      !args.getDouble("--lr", 1e-7, 1.0, &t->learning_rate, error) ||
+      !args.getDouble("--checkpoint-ratio", 0.0, 1.0, &t->checkpoint_ratio, error) ||
+      !args.getInt("--lora-rank", 0, 0, 4096, &t->lora_rank, error) || !args.getDouble("--lora-alpha", 0.0, 1e6, &t->lora_alpha, error) ||
+      !args.getDouble("--warmup", 0.0, 1.0, &t->warmup_fraction, error) ||
+      !args.getDouble("--weight-decay", 0.0, 10.0, &t->weight_decay, error) ||
+      !args.getDouble("--clip-norm", 0.0, 1e6, &t->clip_norm, error))
+    return false;
+  auto schedule = engine::parseSchedule(args.get("--schedule", "cosine"));
+  auto loss = engine::parseLoss(args.get("--loss", "l1"));
+  if (!schedule.isOk() || !loss.isOk()) return *error = (schedule.isOk() ? loss.status() : schedule.status()).message(), false;
+  t->schedule = schedule.value();
+  t->loss = loss.value();
+  t->reset_head = args.has("--reset-head");
+  t->resume = args.has("--resume");
+  return true;
+}
+
+}  // namespace
+
+int trainCommand(int argc, char** argv) {
+  CliArgs args;
+  std::string error;
+  const FlagSet own{{"--input", "--targets", "--output", "--preset", "--layers", "--dim", "--heads", "--ffn", "--epochs", "--lr",
+                     "--checkpoint-ratio", "--loss", "--patience", "--freeze-layers", "--lora-rank", "--lora-alpha",
+                     "--warmup", "--weight-decay", "--clip-norm", "--schedule", "--units", "--description", "--snapshots",
+                     "--snapshot-epochs", "--snapshot-lr", "--micro-batch"},
+                    {"--reset-head", "--resume", "--fit-precision"}};
+  ModelFlagRules rules;
+  rules.int8 = false;
+  gs::predict::PredictorOptions po;
+  jobs::TrainJobOptions o;
+  auto& t = o.train;
+  if (!parseFlags(args, argc, argv, own + modelFlags() + inputFlags() + splitFlags(), &error) ||
+      !readModelFlags(args, rules, &po, &error) || !readInputFlags(args, &o.reader, &po, &error) ||
+      !readSplitFlags(args, &o.split, &error) || !readArchitecture(args, &o.config, &error) || !readTrainOptions(args, &t, &error) ||
+      !args.getInt("--snapshots", 5, 0, 100, &o.snapshots, &error) || !args.getInt("--snapshot-epochs", 2, 1, 1000, &o.snapshot_epochs, &error) ||
+      !args.getDouble("--snapshot-lr", 0.0, 1.0, &o.snapshot_lr, &error))
+    return fail(error);
+  o.input = args.get("--input");
+  o.output_dir = args.get("--output");
+  o.targets = splitList(args.get("--targets"));
+  if (o.input.empty() || o.output_dir.empty() || o.targets.empty()) return fail("train needs --input, --targets and --output");
+  if (args.has("--model") || args.has("--adapter")) o.model = po.model;
+  t.device = po.session.device;
+  t.threads = po.session.threads;
+  t.precision = po.session.precision;
+  int budget_mib = 0;
+  if (!args.getInt("--batch-size", 32, 1, 65536, &t.batch_size, &error) ||
+      !args.getInt("--memory-budget-mib", 0, 0, 1 << 24, &budget_mib, &error) ||
+      !args.getInt("--micro-batch", 0, 0, 65536, &t.micro_batch, &error))
+    return fail(error);
+  o.memory_budget_mib = budget_mib;
+  o.fit_precision = args.has("--fit-precision");
+  if (o.fit_precision && budget_mib == 0) return fail("--fit-precision chooses the precision that fits --memory-budget-mib: give a budget");
+  t.seed = o.split.seed;
+  o.init_seed = t.seed;
+  o.featurize.parse = po.parse;
+  o.featurize.atom_order = po.atom_order;
+  o.target_units = splitList(args.get("--units"));
+  o.description = args.get("--description");
+  engine::TrainCallbacks callbacks;
+  std::signal(SIGINT, onInterrupt);
+  std::signal(SIGTERM, onInterrupt);
+  callbacks.cancelled = [] { return g_interrupted != 0; };
+  callbacks.note = [](const std::string& note) { std::cerr << note << "\n"; };
+  callbacks.epoch_done = [](const engine::EpochReport& r) {
+    if (r.snapshot > 0)
+      std::cerr << "snapshot " << r.snapshot << ", epoch " << r.epoch << ": train loss " << r.train_loss << " (" << r.seconds << " s)\n";
+    else
+      std::cerr << "epoch " << r.epoch << ": train loss " << r.train_loss << ", valid MAE " << r.valid_mae << " (" << r.seconds
+                << " s)" << (r.improved ? " *" : "") << "\n";
+  };
+  auto summary = jobs::runTrain(o, callbacks);
+  if (!summary.isOk()) return fail(summary.status().toString());
+  if (summary->training.cancelled) {
+    std::cerr << "train: interrupted; the run's state is in " << o.output_dir << ": the same command with --resume continues it\n";
+    return 130;
+  }
+  std::cerr << "train: " << summary->rows << " rows; " << summary->train << " train, " << summary->valid << " valid, "
+            << summary->calibration << " calibration, " << summary->test << " test";
+  for (const auto& [why, count] : summary->skipped) std::cerr << "; skipped " << count << " " << why;
+  std::cerr << "\nbest epoch " << summary->training.best_epoch;
+  for (size_t j = 0; j < o.targets.size(); ++j) {
+    if (j < summary->valid_mae.size()) std::cerr << "; " << o.targets[j] << " valid MAE " << summary->valid_mae[j];
+    if (j < summary->test_mae.size()) std::cerr << ", test MAE " << summary->test_mae[j];
+  }
+  std::cerr << "\nwrote " << summary->model_path << "\n";
+  if (summary->training.memory_retries > 0)
+    std::cerr << "note: " << summary->training.memory_retries << " step(s) ran out of memory and were retried; the run ended with "
+              << "checkpoint ratio " << summary->training.checkpoint_ratio << " and passes of "
+              << (summary->training.micro_batch > 0 ? std::to_string(summary->training.micro_batch) : std::string("the whole batch")) << "\n";
+  if (!summary->trust_path.empty())
+    std::cerr << "trust: " << summary->calibration << " calibration molecules (90 % intervals need >= 9; coverage of one "
+              << "calibration set scatters about +-" << std::sqrt(0.09 / double(std::max<int64_t>(1, summary->calibration)))
+              << "), ensemble of " << summary->snapshots + 1 << ", sigma's distance share " << summary->distance_share
+              << ", 90 % multiplier " << summary->q90 << "\nwrote " << summary->trust_path << "\n";
+  else
+    std::cerr << "note: no calibration fold (--calibration-fraction 0): the model has no trust data\n";
+  return 0;
+}
+
+int calibrateCommand(int argc, char** argv) {
+  CliArgs args;
+  std::string error;
+  jobs::CalibrateJobOptions o;
+  const FlagSet flags = FlagSet{{"--input", "--targets"}, {}} + modelFlags() + inputFlags() + splitFlags();
+  if (!parseFlags(args, argc, argv, flags, &error) || !readModelFlags(args, {}, &o.predictor, &error) ||
+      !readInputFlags(args, &o.reader, &o.predictor, &error) || !readSplitFlags(args, &o.split, &error))
+    return fail(error);
+  o.model_dir = args.get("--model");
+  o.input = args.get("--input");
+  o.targets = splitList(args.get("--targets"));
+  if (o.model_dir.empty() || o.input.empty()) return fail("calibrate needs --model DIR (a train output directory) and --input");
+  auto summary = jobs::runCalibrate(o);
+  if (!summary.isOk()) return fail(summary.status().toString());
+  std::cerr << "calibrate: " << summary->reference << " reference (training) molecules, " << summary->valid << " validation, "
+            << summary->calibration << " calibration; ensemble of " << summary->members + 1 << ", sigma's distance share "
+            << summary->distance_share << ", 90 % multiplier " << summary->q90 << "\nwrote " << summary->path << "\n";
+  return 0;
+}
+
+}  // namespace gs::app

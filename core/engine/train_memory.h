@@ -1,0 +1,53 @@
+#pragma once
+// Fitting a training run to a memory budget. Before training, a few short probe passes (forward +
+// backward on the largest training molecules, at two pass sizes, with no and with every layer
+// checkpointed, in each allowed precision) measure what a pass costs in memory and time; a linear
+// model in the pass size and the checkpointed share predicts every other setting. The choice is
+// the setting predicted to fit (with a 10 % margin) in the least time: the optimizer's batch stays
+// as the user set it, split into passes (micro-batches) when it does not fit in one.
+//
+// Memory counted: the weights, the trainable parameters' gradients and AdamW's two moments, and
+// the activations of one pass (CPU: LibTorch's tensor allocator; CUDA: the caching allocator).
+// Largest molecules first make the probe an upper bound for any batch the epoch draws.
+#include <string>
+#include <vector>
+
+#include "engine/trainer.h"
+
+namespace gs::engine {
+
+struct MemoryFitCandidate {
+  tensor::Precision precision = tensor::Precision::FP32;
+  int micro_batch = 0;           // molecules per pass
+  double checkpoint_ratio = 0;
+  double predicted_bytes = 0;    // peak of a training step
+  double time_factor = 0;        // predicted epoch time / that of the user's batch in one pass, no checkpointing
+  bool fits = false;
+};
+
+struct MemoryFit {
+  int64_t budget_bytes = 0;
+  int batch_size = 0;             // the optimizer's batch (unchanged)
+  MemoryFitCandidate chosen;
+  MemoryFitCandidate unconstrained;  // the user's batch in one pass, ratio 0, the user's precision
+  int64_t static_bytes = 0;       // weights + gradients + optimizer moments
+  std::vector<MemoryFitCandidate> candidates;  // every setting considered
+  double probe_seconds = 0;
+  std::string summary() const;    // "batch 64 in 2 passes of 32, ratio 0.50, fp32: predicted peak 410 MiB of 512 MiB, 1.20x time"
+  // Applies the choice to training options (micro-batch, checkpoint ratio, precision).
+  void applyTo(TrainOptions& options) const;
+};
+
+struct MemoryFitOptions {
+  int64_t budget_bytes = 0;
+  bool allow_precision = false;  // may also choose bf16 (CPU/CUDA) or fp16 (CUDA) where available
+  double margin = 1.1;           // predicted peak × margin must fit
+};
+
+// Probes `model` (not modified: the probes run on a copy prepared as `options` would train it:
+// frozen layers, LoRA) on the largest molecules of `train`. Fails with the smallest footprint when
+// nothing fits.
+Result<MemoryFit> fitTrainingToMemory(const model::LoadedModel& model, const std::vector<TrainExample>& train,
+                                      const TrainOptions& options, const MemoryFitOptions& fit);
+
+}  // namespace gs::engine
