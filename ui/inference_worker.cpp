@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "data/smi_reader.h"
+#include "engine/trainer.h"
 #include "jobs/bench_job.h"
 #include "model/loader.h"
 #include "predict/predictor.h"
@@ -140,10 +141,11 @@ InferenceWorker::~InferenceWorker() = default;
 
 QStringList InferenceWorker::devices() { return toQt(tensor::availableDevices()); }
 
-std::vector<std::pair<QString, QString>> InferenceWorker::precisionOptions(const QString& device) {
+std::vector<std::pair<QString, QString>> InferenceWorker::precisionOptions(const QString& device, bool training) {
   std::vector<std::pair<QString, QString>> out;
   for (auto p : {tensor::Precision::FP32, tensor::Precision::BF16, tensor::Precision::FP16, tensor::Precision::INT8}) {
-    const Status s = tensor::precisionAvailable(p, device.toStdString());
+    const Status s = training ? engine::trainingPrecisionAvailable(p, device.toStdString())
+                              : tensor::precisionAvailable(p, device.toStdString());
     out.emplace_back(QString::fromUtf8(tensor::precisionName(p)), s.isOk() ? QString() : QString::fromStdString(s.message()));
   }
   return out;

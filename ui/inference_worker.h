@@ -90,8 +90,9 @@ class InferenceWorker final : public QObject {
 
   void cancel() { cancelled_.store(true); }
   std::shared_ptr<tensor::TensorMemoryTracker> memoryTracker() const { return tracker_; }
-  // Precisions ("fp32", ...) with "" when available on the device, else the reason.
-  static std::vector<std::pair<QString, QString>> precisionOptions(const QString& device);
+  // Precisions ("fp32", ...) with "" when available on the device, else the reason (for training:
+  // the training rules, engine::trainingPrecisionAvailable).
+  static std::vector<std::pair<QString, QString>> precisionOptions(const QString& device, bool training = false);
   static QStringList devices();
 
  public Q_SLOTS:

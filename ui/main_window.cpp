@@ -10,7 +10,6 @@
 #include <QFileInfo>
 #include <QGroupBox>
 #include <QHBoxLayout>
-#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -25,6 +24,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "column_dialog.h"
 #include "compare_view.h"
 #include "data/record_reader.h"
 #include "examples.h"
@@ -34,6 +34,7 @@
 #include "results_model.h"
 #include "results_tab.h"
 #include "settings_panel.h"
+#include "train_tab.h"
 
 namespace gs::ui {
 
@@ -68,6 +69,8 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   tabs_ = new QTabWidget;
   tabs_->addTab(results_tab_, tr("Results"));
   tabs_->addTab(compare_, tr("Compare modes"));
+  train_tab_ = new TrainTab(thread_.get(), worker_->memoryTracker());
+  tabs_->addTab(train_tab_, tr("Train"));
   auto* vertical = new QSplitter(Qt::Vertical);
   vertical->addWidget(tabs_);
   vertical->addWidget(buildChartBox());
@@ -100,7 +103,10 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   statusBar()->showMessage(tr("Device: %1").arg(settings_->device()));
 }
 
-MainWindow::~MainWindow() { worker_->cancel(); }
+MainWindow::~MainWindow() {
+  worker_->cancel();
+  train_tab_->cancelTraining();
+}
 
 ResultsModel* MainWindow::resultsModel() const { return results_tab_->model(); }
 QTableView* MainWindow::table() const { return results_tab_->table(); }
@@ -123,6 +129,12 @@ QWidget* MainWindow::buildChartBox() {
 }
 
 void MainWindow::connectWorker() {
+  connect(train_tab_, &TrainTab::useModel, this, &MainWindow::loadModel);
+  connect(train_tab_, &TrainTab::trainingChanged, this, [this](bool training) {
+    training_ = training;
+    run_->setEnabled(!training && !running_ && has_model_);
+    chart_->setRunning(training);
+  });
   connect(worker_, &InferenceWorker::modelLoaded, this, [this](const ModelCard& card) {
     card_ = card;
     guard_->setModelFiles(card.files);
@@ -130,7 +142,7 @@ void MainWindow::connectWorker() {
     results_tab_->setOutputs(card.target_names, card.target_units);
     results_tab_->setTrust(card.label_range, card.trust_note);
     model_card_->showCard(card);
-    run_->setEnabled(!running_);
+    run_->setEnabled(!running_ && !training_);
     statusBar()->showMessage(tr("Model: %1 | Device: %2").arg(QFileInfo(card.path).fileName(), settings_->device()));
     Q_EMIT modelReady(true);
   });
@@ -375,30 +387,14 @@ void MainWindow::cancelRun() {
 
 void MainWindow::setRunning(bool running) {
   running_ = running;
-  run_->setEnabled(!running && has_model_);
+  run_->setEnabled(!running && !training_ && has_model_);
   cancel_->setEnabled(running);
   chart_->setRunning(running);
   if (running) rate_->setText(tr("Reading input..."));
 }
 
 void MainWindow::chooseColumns(const QString& path) {
-  if (!isVisible()) return;
-  data::ReaderOptions ro;
-  auto reader = data::openReader(path.toStdString(), ro);
-  if (!reader.isOk()) return;  // the run reports the problem
-  QStringList columns;
-  for (const auto& c : reader.value()->columns()) columns << QString::fromStdString(c);
-  if (columns.size() < 2) return;
-  bool ok = false;
-  int guess = 0;
-  for (int i = 0; i < columns.size(); ++i)
-    if (columns[i].contains(QLatin1String("smi"), Qt::CaseInsensitive)) guess = i;
-  const QString smiles = QInputDialog::getItem(this, tr("SMILES column"), tr("Column with the SMILES:"), columns, guess, false, &ok);
-  if (ok) smiles_column_ = smiles;
-  QStringList ids = columns;
-  ids.prepend(tr("(row number)"));
-  const QString id = QInputDialog::getItem(this, tr("Name column"), tr("Column with the molecule names:"), ids, 0, false, &ok);
-  if (ok && id != ids.front()) id_column_ = id;
+  if (isVisible()) askColumns(this, path, &smiles_column_, &id_column_);
 }
 
 void MainWindow::setInputFile(const QString& path) {
@@ -479,6 +475,7 @@ void MainWindow::pasteInput() {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   worker_->cancel();
+  train_tab_->cancelTraining();
   QSettings s;
   s.setValue(QStringLiteral("window/geometry"), saveGeometry());
   s.setValue(QStringLiteral("window/state"), saveState());

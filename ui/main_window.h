@@ -28,6 +28,7 @@ class MoleculeView;
 class ResultsModel;
 class ResultsTab;
 class SettingsPanel;
+class TrainTab;
 
 struct ThreadStopper {
   void operator()(QThread* thread) const {
@@ -48,6 +49,7 @@ class MainWindow final : public QMainWindow {
   QTableView* table() const;
   MemoryChart* chart() const { return chart_; }
   CompareView* compareView() const { return compare_; }
+  TrainTab* trainTab() const { return train_tab_; }
   MoleculeView* moleculeView() const;
   QTableWidget* atomTable() const;
   int explainedRows() const;
@@ -100,6 +102,7 @@ class MainWindow final : public QMainWindow {
   ResultsTab* results_tab_ = nullptr;
   MemoryChart* chart_ = nullptr;
   CompareView* compare_ = nullptr;
+  TrainTab* train_tab_ = nullptr;
   ModelCardView* model_card_ = nullptr;
   SettingsPanel* settings_ = nullptr;
   std::vector<int> explain_rows_;  // rows of the explanation in flight
@@ -114,7 +117,7 @@ class MainWindow final : public QMainWindow {
   std::shared_ptr<SaveGuard> guard_ = std::make_shared<SaveGuard>();
   ModelCard card_;
   predict::RunRecord last_run_;
-  bool running_ = false, has_model_ = false;
+  bool running_ = false, has_model_ = false, training_ = false;
 };
 
 }  // namespace gs::ui

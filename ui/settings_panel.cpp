@@ -80,23 +80,25 @@ RunSettings SettingsPanel::settings() const {
 double SettingsPanel::checkpointRatio() const { return checkpoint_->value() / 100.0; }
 QString SettingsPanel::device() const { return device_->currentText(); }
 
-void SettingsPanel::refreshPrecisions() {
-  const QString current = precision_->currentText();
-  auto* model = new QStandardItemModel(precision_);
-  for (const auto& [name, reason] : InferenceWorker::precisionOptions(device_->currentText())) {
+void fillPrecisions(QComboBox* box, const QString& device, bool training) {
+  const QString current = box->currentData(Qt::UserRole).toString();
+  auto* model = new QStandardItemModel(box);
+  for (const auto& [name, reason] : InferenceWorker::precisionOptions(device, training)) {
     auto* item = new QStandardItem(name.toUpper());
     item->setData(name, Qt::UserRole);
     if (!reason.isEmpty()) {
       item->setEnabled(false);
       item->setToolTip(reason);
-      item->setText(tr("%1 (unavailable)").arg(name.toUpper()));
+      item->setText(QObject::tr("%1 (unavailable)").arg(name.toUpper()));
     }
     model->appendRow(item);
   }
-  precision_->setModel(model);
-  const int at = precision_->findText(current);
-  precision_->setCurrentIndex(at >= 0 ? at : 0);
+  box->setModel(model);
+  const int at = box->findData(current, Qt::UserRole);
+  box->setCurrentIndex(at >= 0 && model->item(at)->isEnabled() ? at : 0);
 }
+
+void SettingsPanel::refreshPrecisions() { fillPrecisions(precision_, device_->currentText(), false); }
 
 void SettingsPanel::restore() {
   QSettings s;

@@ -14,6 +14,10 @@ class QSpinBox;
 
 namespace gs::ui {
 
+// Fills a precision box for `device` (unavailable precisions greyed out with the reason as tooltip),
+// keeping the current choice when it is still there.
+void fillPrecisions(QComboBox* box, const QString& device, bool training);
+
 class SettingsPanel final : public QGroupBox {
   Q_OBJECT
  public:

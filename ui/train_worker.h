@@ -18,6 +18,7 @@
 
 namespace gs::jobs {
 struct TrainJobOptions;
+struct TrainJobSummary;
 }
 
 namespace gs::ui {
@@ -57,6 +58,8 @@ struct TrainRequest {
 
 // The job options of a request: the one place the Train tab's settings become engine settings.
 Result<jobs::TrainJobOptions> toTrainJobOptions(const TrainRequest& request);
+// Why a request cannot start (ok when it can): toTrainJobOptions' error.
+Status checkTrainRequest(const TrainRequest& request);
 // The graphormer-cli command line that reproduces the request.
 QString trainCommandLine(const TrainRequest& request);
 
@@ -64,6 +67,7 @@ struct EpochPoint {
   int epoch = 0, snapshot = 0;
   double train_loss = 0, valid_mae = 0, seconds = 0;
   bool improved = false;
+  std::vector<double> valid_mae_per_target;
 };
 
 struct StepPoint {
@@ -105,6 +109,8 @@ class TrainWorker final : public QObject {
  public Q_SLOTS:
   void inspect(const QString& path, const QString& smiles_column);
   void train(const gs::ui::TrainRequest& request);
+  // Copies the run's model files to a new or empty directory (jobs::exportModel).
+  void save(const QString& run_dir, const QString& destination);
 
  Q_SIGNALS:
   void inspected(const gs::ui::LabelledPreview& preview);
@@ -114,8 +120,10 @@ class TrainWorker final : public QObject {
   void epochDone(const gs::ui::EpochPoint& point);
   void finished(const gs::ui::TrainOutcome& outcome);
   void failed(const QString& message);
+  void saved(const QString& destination, const QString& error);  // error "" = saved
 
  private:
+  TrainOutcome outcomeOf(const TrainRequest& request, const jobs::TrainJobOptions& options, const jobs::TrainJobSummary& summary);
   std::shared_ptr<tensor::TensorMemoryTracker> memory_;
   std::atomic<bool> cancelled_{false};
 };

@@ -204,6 +204,14 @@ Status Trainer::snapshotCycles(const std::vector<TrainExample>& train, int cycle
   return status;
 }
 
+Status trainingPrecisionAvailable(tensor::Precision precision, const std::string& device) {
+  if (precision == tensor::Precision::INT8)
+    return Status(StatusCode::InvalidArgument, "int8 is an inference mode (its weights have no gradients); train in fp32, bf16 or fp16");
+  if (precision == tensor::Precision::FP16 && device.rfind("cuda", 0) != 0)
+    return Status(StatusCode::InvalidArgument, "fp16 training needs CUDA (loss scaling); use bf16 on the CPU");
+  return tensor::precisionAvailable(precision, device);
+}
+
 std::vector<torch::Tensor> markTrainable(model::GraphormerImpl& model, const TrainOptions& o) {
   if (o.lora_rank > 0 && !model::hasLora(model))
     model::addLora(model, o.lora_rank, o.lora_alpha > 0 ? o.lora_alpha : o.lora_rank, o.seed * 31ULL + 17ULL);
@@ -370,13 +378,11 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
     for (const auto& e : *set)
       if (!e.graph || static_cast<int>(e.targets.size()) != k)
         return Status(StatusCode::InvalidArgument, "every example needs a molecule and " + std::to_string(k) + " target(s)");
-  if (o.precision == tensor::Precision::INT8) return Status(StatusCode::InvalidArgument, "int8 is an inference mode; train in fp32, bf16 or fp16");
   auto parsed_device = compat::parseDevice(o.device);
   if (!parsed_device.isOk()) return parsed_device.status();
+  if (Status st = trainingPrecisionAvailable(o.precision, o.device); !st.isOk()) return st;
   Run run;
   run.device = parsed_device.value();
-  if (o.precision == tensor::Precision::FP16 && !run.device.is_cuda())
-    return Status(StatusCode::InvalidArgument, "fp16 training needs CUDA (loss scaling); use bf16 on the CPU");
   compat::setThreads(o.threads);
 
   prepare(run, train);
@@ -467,7 +473,8 @@ Result<EpochReport> Trainer::endEpoch(Run& run, int epoch, const std::vector<Tra
   r.checkpoint_ratio = state.checkpoint_ratio;
   eval_batch_ = state.micro_batch;
   if (!valid.empty()) {
-    const auto mae = evaluate(valid);
+    r.valid_mae_per_target = evaluate(valid);
+    const auto& mae = r.valid_mae_per_target;
     r.valid_mae = std::accumulate(mae.begin(), mae.end(), 0.0) / double(mae.size());
   }
   r.improved = valid.empty() || r.valid_mae < state.best;

@@ -64,6 +64,7 @@ struct EpochReport {
   int epoch = 0;  // 1-based
   double train_loss = 0;  // in normalised units
   double valid_mae = 0;   // in target units, mean over outputs
+  std::vector<double> valid_mae_per_target;
   double seconds = 0;
   bool improved = false;
   int skipped_steps = 0;  // FP16 steps skipped by the loss scaler so far
@@ -100,6 +101,10 @@ struct TrainSummary {
   int micro_batch = 0;     // in effect at the end (0 = whole batches)
   double checkpoint_ratio = 0;
 };
+
+// Whether training can run in `precision` on `device`: the inference rule (precisionAvailable),
+// and int8 (no gradients) and fp16 off CUDA (its loss scaling needs CUDA) are refused with why.
+Status trainingPrecisionAvailable(tensor::Precision precision, const std::string& device);
 
 // Sets which parameters train (LoRA adapters added when asked; frozen layers) and returns them.
 std::vector<torch::Tensor> markTrainable(model::GraphormerImpl& model, const TrainOptions& options);

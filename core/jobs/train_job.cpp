@@ -99,6 +99,25 @@ Result<std::vector<std::string>> trainSnapshots(const TrainJobOptions& options, 
 
 }  // namespace
 
+Status exportModel(const std::string& run_dir, const std::string& destination) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(destination, ec) && (!fs::is_directory(destination, ec) || !fs::is_empty(destination, ec)))
+    return Status(StatusCode::InvalidArgument, "'" + destination + "' is not empty: choose a new or empty directory");
+  const bool adapter = fs::exists(run_dir + "/" + bundle::kAdapterFile, ec);
+  const bool weights = fs::exists(run_dir + "/" + bundle::kWeightsFile, ec);
+  if (!adapter && !weights) return Status(StatusCode::InvalidArgument, "'" + run_dir + "' holds no trained model yet");
+  fs::create_directories(destination, ec);
+  if (ec) return Status(StatusCode::IoError, "cannot create '" + destination + "': " + ec.message());
+  for (const std::string name : {adapter ? bundle::kAdapterFile : bundle::kWeightsFile, bundle::kTrustFile, "split.csv", "snapshots"}) {
+    const fs::path from = fs::path(run_dir) / name;
+    if (!fs::exists(from, ec)) continue;
+    fs::copy(from, fs::path(destination) / name, fs::copy_options::recursive, ec);
+    if (ec) return Status(StatusCode::IoError, "cannot copy " + from.string() + ": " + ec.message());
+  }
+  return Status::ok();
+}
+
 Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks) {
   if (Status s = checkTrainOptions(options); !s.isOk()) return s;
   const bool lora = options.train.lora_rank > 0;

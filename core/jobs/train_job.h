@@ -60,6 +60,11 @@ struct TrainJobSummary {
   engine::TrainOptions train_used;           // the training options in effect (after fitting to memory)
 };
 
+// Copies what `predict --model` reads of a training run (model.safetensors or adapter.safetensors,
+// trust.safetensors, snapshots/, split.csv) into `destination`, a new or empty directory; never
+// overwrites a file. The resume state (best/last checkpoints, optimizer) stays behind.
+Status exportModel(const std::string& run_dir, const std::string& destination);
+
 Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks = {});
 
 }  // namespace gs::jobs
