@@ -7,6 +7,9 @@
 #   compare.png            the Compare tab: five modes, fine-tuning workload, 256 NCI molecules
 #   explain-heatmap.png    integrated-gradients attributions of one molecule as a heatmap
 #   trust-panel.png        intervals and domain marks; the Trust tab of a molecule outside the domain
+#   train-during-run.png   the Train tab fine-tuning the default model on 600 NCI molecules' TPSA
+#   train-results.png      the same run finished: baselines, parity plot, error by size, trust
+# ONLY_TRUST=1 or ONLY_TRAIN=1 takes just those shots.
 # Uses the bundled default model unless GRAPHORMER_DEFAULT_MODEL says otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,7 +48,7 @@ paste_text() {
   sleep 0.5
 }
 
-if [ -z "${ONLY_TRUST:-}" ]; then
+if [ -z "${ONLY_TRUST:-}${ONLY_TRAIN:-}" ]; then
 # 1. Drugs, pasted and predicted; a row selected.
 start_app
 paste_text 'CC(=O)Oc1ccccc1C(=O)O aspirin\nCC(C)Cc1ccc(cc1)C(C)C(=O)O ibuprofen\nCC(=O)Nc1ccc(O)cc1 paracetamol\nCN1C=NC2=C1C(=O)N(C(=O)N2C)C caffeine\nCN1CCC[C@H]1c1cccnc1 nicotine\nO=C1C=CC(=O)C=C1 benzoquinone\nc1ccc2cc3ccccc3cc2c1 anthracene\nc1ccc(cc1)N=Nc1ccccc1 azobenzene\n'
@@ -101,6 +104,7 @@ import -window root "$out/explain-heatmap.png"
 kill $app; wait $app 2>/dev/null || true
 
 fi
+if [ -z "${ONLY_TRAIN:-}" ]; then
 # 6. Trust: intervals and domain marks in the table, the Trust tab of a molecule with a rare group.
 start_app
 paste_text 'CC(=O)Oc1ccccc1C(=O)O aspirin\nCC(=O)Nc1ccc(O)cc1 paracetamol\nCN1C=NC2=C1C(=O)N(C(=O)N2C)C caffeine\nO=S(=O)(N)c1ccc(N)cc1 sulfanilamide\nFC(F)(F)c1ccc(cc1)OC(F)(F)F trifluoromethoxy\n[Na+].CC(=O)[O-] sodium_acetate\n[Fe+2].[Cl-].[Cl-] iron_chloride\n'
@@ -112,6 +116,21 @@ xdotool mousemove ${TRUST_TAB_X:-1036} ${TRUST_TAB_Y:-58} click 1   # the "Trust
 sleep 1.5
 import -window root "$out/trust-panel.png"
 kill $app; wait $app 2>/dev/null || true
+fi
+
+# 7. Training: the default model fine-tuned on 600 NCI molecules' TPSA, during the run and after.
+{ echo "smiles,tpsa"; awk '!/^#/ && n < 600 { print; n++ }' /usr/share/RDKit/Data/NCI/first_5k.tpsa.csv; } > "$out/.tpsa.csv"
+start_app --train "$out/.tpsa.csv" --targets tpsa
+sleep 2
+xdotool mousemove ${TRAIN_BUTTON_X:-60} ${TRAIN_BUTTON_Y:-868} click 1   # "Train"
+sleep ${TRAIN_SHOT_AFTER:-25}
+import -window root "$out/train-during-run.png"
+sleep ${TRAIN_RESULTS_AFTER:-150}
+xdotool mousemove ${PARITY_X:-900} ${PARITY_Y:-640}   # hover a point of the parity plot
+sleep 1
+import -window root "$out/train-results.png"
+kill $app; wait $app 2>/dev/null || true
+rm -f "$out/.tpsa.csv"
 DRIVE
 xvfb-run -a -s "-screen 0 1440x900x24" bash "$XDG_CONFIG_HOME/drive.sh" "$out"
 echo "screenshots in $out"

@@ -34,6 +34,7 @@
 #include "results_model.h"
 #include "results_tab.h"
 #include "settings_panel.h"
+#include "train_form.h"
 #include "train_tab.h"
 
 namespace gs::ui {
@@ -391,6 +392,11 @@ void MainWindow::setRunning(bool running) {
   cancel_->setEnabled(running);
   chart_->setRunning(running);
   if (running) rate_->setText(tr("Reading input..."));
+}
+
+void MainWindow::openTraining(const QString& path, const QStringList& targets) {
+  tabs_->setCurrentWidget(train_tab_);
+  train_tab_->form()->setInputFile(path, targets);
 }
 
 void MainWindow::chooseColumns(const QString& path) {

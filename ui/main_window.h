@@ -60,6 +60,8 @@ class MainWindow final : public QMainWindow {
   // Writes all rows (or the selected ones) as the CLI does: CSV + run record.
   bool exportCsv(const QString& path, bool selection_only, QString* error = nullptr);
   void setInputFile(const QString& path);
+  // Shows the Train tab with a labelled file open and these target columns ticked.
+  void openTraining(const QString& path, const QStringList& targets);
 
  public Q_SLOTS:
   void runPrediction();

@@ -213,8 +213,9 @@ void TrainForm::openFile() {
   if (!path.isEmpty()) setInputFile(path);
 }
 
-void TrainForm::setInputFile(const QString& path) {
+void TrainForm::setInputFile(const QString& path, const QStringList& targets) {
   input_path_ = path;
+  pending_targets_ = targets;
   file_label_->setText(tr("%1 (reading…)").arg(QFileInfo(path).fileName()));
   Q_EMIT inspectRequested(path, QString());
 }
@@ -231,7 +232,8 @@ void TrainForm::showPreview(const LabelledPreview& p) {
     return;
   }
   file_label_->setText(QFileInfo(p.path).fileName());
-  const QStringList checked = request().targets;
+  const QStringList checked = pending_targets_.isEmpty() ? request().targets : pending_targets_;
+  pending_targets_.clear();
   smiles_column_->clear();
   smiles_column_->addItem(QString());  // auto-detect
   smiles_column_->addItems(p.columns);

@@ -40,7 +40,8 @@ class TrainForm final : public QWidget {
 
  public Q_SLOTS:
   void openFile();
-  void setInputFile(const QString& path);
+  // Opens a labelled file; `targets` are ticked when its preview arrives.
+  void setInputFile(const QString& path, const QStringList& targets = {});
 
  private:
   QWidget* buildDataBox();
@@ -51,6 +52,7 @@ class TrainForm final : public QWidget {
   void refreshModelControls();
 
   QString input_path_, model_path_;
+  QStringList pending_targets_;
   QLabel *file_label_ = nullptr, *counts_ = nullptr, *model_label_ = nullptr;
   QComboBox* smiles_column_ = nullptr;
   QListWidget* targets_ = nullptr;

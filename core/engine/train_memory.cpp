@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <random>
 
 #include "engine/activation_checkpoint.h"
 #include "tensor/collate.h"
@@ -38,11 +39,20 @@ struct Line {
 };
 
 // Probes of one precision: memory and time per pass at ratio 0 and 1, linear in the pass size.
+// Probes of one precision: memory and time per pass at ratio 0 and 1, linear in the pass size, on
+// the largest molecules (size T); a pass of smaller molecules (padded to its largest, t) takes the
+// per-molecule part times (t / T)^gamma, gamma measured on median-size molecules (1 <= gamma <= 2:
+// linear layers grow with t, attention with t²).
 struct PrecisionModel {
   tensor::Precision precision = tensor::Precision::FP32;
   Line mem0, mem1, time0, time1;
+  double gamma = 1.5;
   double memory(int m, double share) const { return mem0.at(m) + share * (mem1.at(m) - mem0.at(m)); }
-  double seconds(int m, double share) const { return time0.at(m) + share * (time1.at(m) - time0.at(m)); }
+  // Seconds of `passes` passes of m molecules whose size factors (t / T)^gamma sum to `scaled`.
+  double seconds(int m, double share, double passes, double scaled) const {
+    const double a = time0.a + share * (time1.a - time0.a), b = time0.b + share * (time1.b - time0.b);
+    return passes * a + b * m * scaled;
+  }
 };
 
 // Measures the peak of a pass: LibTorch's CPU tensor memory on this thread, or the CUDA allocator.
@@ -86,40 +96,93 @@ struct ProbeSetup {
 };
 
 // Forward + backward of the m largest molecules (gradients dropped after), measured the second time.
-Probe probe(ProbeSetup& s, PeakMeter& meter, int m, double ratio, tensor::Precision precision) {
-  const std::vector<const graph::Featurized*> mols(s.largest.begin(), s.largest.begin() + m);
+// Forward + backward of `mols` (gradients accumulate; the caller drops them).
+void pass(ProbeSetup& s, const std::vector<const graph::Featurized*>& mols, double ratio, tensor::Precision precision) {
   const auto runner = checkpointRunner(s.layers, ratio);
-  const bool autocast = precision != tensor::Precision::FP32;
-  const auto dtype = precision == tensor::Precision::FP16 ? torch::kHalf : torch::kBFloat16;
+  torch::Tensor out;
+  {
+    compat::AutocastGuard guard(s.device.type(), precision == tensor::Precision::FP16 ? torch::kHalf : torch::kBFloat16,
+                                precision != tensor::Precision::FP32);
+    out = s.model->forward(tensor::collate(mols, s.collate).to(s.device), runner);
+  }
+  out.to(torch::kFloat).abs().mean().backward();
+}
+
+void dropGradients(ProbeSetup& s) {
+  for (auto param : s.params) param.mutable_grad() = torch::Tensor();
+}
+
+Probe probe(ProbeSetup& s, PeakMeter& meter, int m, double ratio, tensor::Precision precision, size_t first = 0) {
+  const std::vector<const graph::Featurized*> mols(s.largest.begin() + first, s.largest.begin() + first + m);
   Probe p;
-  for (int rep = 0; rep < 2; ++rep) {
+  p.seconds = INFINITY;
+  for (int rep = 0; rep < 3; ++rep) {  // a warm-up, then the faster of two timed passes
     meter.start();
     const auto t0 = Clock::now();
-    {
-      torch::Tensor out;
-      {
-        compat::AutocastGuard guard(s.device.type(), dtype, autocast);
-        out = s.model->forward(tensor::collate(mols, s.collate).to(s.device), runner);
-      }
-      out.to(torch::kFloat).abs().mean().backward();
-    }
+    pass(s, mols, ratio, precision);
     compat::synchronize(s.device.type());
-    p.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (rep > 0) p.seconds = std::min(p.seconds, std::chrono::duration<double>(Clock::now() - t0).count());
     p.bytes = std::max(p.bytes, meter.peak());
-    for (auto param : s.params) param.mutable_grad() = torch::Tensor();
+    dropGradients(s);
   }
   return p;
 }
 
-PrecisionModel probePrecision(ProbeSetup& s, PeakMeter& meter, int m1, int m2, tensor::Precision precision) {
+// Seconds per batch of a setting on real batches (a shuffled sample of the training molecules,
+// split into its passes): one warm-up batch, then the mean of up to three.
+double measureSetting(ProbeSetup& s, const std::vector<std::vector<const graph::Featurized*>>& batches, const MemoryFitCandidate& c) {
+  double total = 0;
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const auto t0 = Clock::now();
+    for (size_t p = 0; p < batches[b].size(); p += size_t(c.micro_batch)) {
+      const auto end = std::min(batches[b].size(), p + size_t(c.micro_batch));
+      pass(s, {batches[b].begin() + p, batches[b].begin() + end}, c.checkpoint_ratio, c.precision);
+    }
+    compat::synchronize(s.device.type());
+    dropGradients(s);
+    if (b > 0 || batches.size() == 1) total += std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+  return total / double(std::max<size_t>(1, batches.size() - (batches.size() > 1 ? 1 : 0)));
+}
+
+std::vector<std::vector<const graph::Featurized*>> sampleBatches(const ProbeSetup& s, int batch) {
+  std::vector<const graph::Featurized*> order(s.largest);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
+  std::vector<std::vector<const graph::Featurized*>> out;
+  for (size_t b = 0; b < order.size() && out.size() < 4; b += size_t(batch))
+    out.emplace_back(order.begin() + b, order.begin() + std::min(order.size(), b + size_t(batch)));
+  return out;
+}
+
+// Time lines: the per-pass overhead from one smallest molecule (its own small compute removed),
+// the per-molecule part from 1 and m2 largest; with every layer checkpointed, both scaled by what
+// checkpointing costs one largest molecule (never faster than without).
+void fitTimes(PrecisionModel& pm, const Probe& a, const Probe& b, const Probe& c, const Probe& d, const Probe& small,
+              double small_share, int m2) {
+  const double per_molecule = m2 > 1 ? std::max(0.0, (b.seconds - a.seconds) / (m2 - 1)) : 0.0;
+  const double overhead = std::clamp(small.seconds - per_molecule * std::pow(small_share, 1.5), 0.0, a.seconds);
+  pm.time0 = Line{overhead, std::max(0.0, (b.seconds - overhead) / m2)};
+  const double slower = std::max(1.0, c.seconds / std::max(1e-9, a.seconds));
+  pm.time1 = Line{overhead * slower, std::max(pm.time0.b, (std::max(b.seconds, d.seconds) - overhead * slower) / m2)};
+}
+
+PrecisionModel probePrecision(ProbeSetup& s, PeakMeter& meter, int m2, tensor::Precision precision) {
   PrecisionModel pm;
   pm.precision = precision;
-  const Probe a = probe(s, meter, m1, 0.0, precision), b = probe(s, meter, m2, 0.0, precision);
-  const Probe c = probe(s, meter, m1, 1.0, precision), d = probe(s, meter, m2, 1.0, precision);
-  pm.mem0 = Line::through(m1, a.bytes, m2, b.bytes);
-  pm.mem1 = Line::through(m1, std::min(a.bytes, c.bytes), m2, std::min(b.bytes, d.bytes));
-  pm.time0 = Line::through(m1, a.seconds, m2, b.seconds);
-  pm.time1 = Line::through(m1, std::max(a.seconds, c.seconds), m2, std::max(b.seconds, d.seconds));
+  const Probe a = probe(s, meter, 1, 0.0, precision), b = probe(s, meter, m2, 0.0, precision);
+  const Probe c = probe(s, meter, 1, 1.0, precision), d = probe(s, meter, m2, 1.0, precision);
+  const Probe small = probe(s, meter, 1, 0.0, precision, s.largest.size() - 1);
+  const double big = s.largest.front()->numNodes();
+  fitTimes(pm, a, b, c, d, small, s.largest.back()->numNodes() / big, m2);
+  pm.mem0 = Line::through(1, a.bytes, m2, b.bytes);
+  pm.mem1 = Line::through(1, std::min(a.bytes, c.bytes), m2, std::min(b.bytes, d.bytes));
+  const size_t middle = s.largest.size() / 2 >= size_t(m2) / 2 ? s.largest.size() / 2 - size_t(m2) / 2 : 0;
+  const double median = s.largest[middle]->numNodes();
+  if (median < 0.8 * big && middle + size_t(m2) <= s.largest.size()) {
+    const Probe med = probe(s, meter, m2, 0.0, precision, middle);
+    const double full = pm.time0.b * m2, measured = med.seconds - pm.time0.a;
+    if (full > 0 && measured > 0) pm.gamma = std::clamp(std::log(measured / full) / std::log(median / big), 1.0, 2.0);
+  }
   return pm;
 }
 
@@ -127,6 +190,24 @@ int64_t tensorBytes(const std::vector<torch::Tensor>& tensors) {
   int64_t n = 0;
   for (const auto& t : tensors) n += t.numel() * static_cast<int64_t>(t.element_size());
   return n;
+}
+
+// The epoch's passes of m molecules (batches of `batch` in a shuffled order, split into passes):
+// their count and the sum of (largest size in the pass / T)^gamma.
+std::pair<double, double> passShape(const std::vector<int>& sizes, int batch, int m, double gamma) {
+  std::vector<int> order(sizes);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(12345));
+  const double top = *std::max_element(sizes.begin(), sizes.end());
+  double passes = 0, scaled = 0;
+  for (size_t b = 0; b < order.size(); b += size_t(batch)) {
+    const size_t end = std::min(order.size(), b + size_t(batch));
+    for (size_t p = b; p < end; p += size_t(m)) {
+      const int largest = *std::max_element(order.begin() + p, order.begin() + std::min(end, p + size_t(m)));
+      passes += 1;
+      scaled += std::pow(largest / top, gamma);
+    }
+  }
+  return {passes, scaled};
 }
 
 // Pass sizes to consider: the batch, then halves (rounded up) down to one.
@@ -155,12 +236,17 @@ std::string MemoryFit::summary() const {
   const int passes = (batch_size + c.micro_batch - 1) / std::max(1, c.micro_batch);
   char ratio[16];
   std::snprintf(ratio, sizeof ratio, "%.2f", c.checkpoint_ratio);
-  char factor[16];
-  std::snprintf(factor, sizeof factor, "%.2f", c.time_factor);
+  char factor[64];
+  if (c.measured_seconds > 0 && unconstrained.measured_seconds > 0)
+    std::snprintf(factor, sizeof factor, "%.2f s per batch, %.2fx", c.measured_seconds, c.measured_seconds / unconstrained.measured_seconds);
+  else if (c.measured_seconds > 0)
+    std::snprintf(factor, sizeof factor, "%.2f s per batch, about %.2fx", c.measured_seconds, c.time_factor);
+  else
+    std::snprintf(factor, sizeof factor, "about %.2fx", c.time_factor);
   std::string s = "batch " + std::to_string(batch_size);
   if (passes > 1) s += " in " + std::to_string(passes) + " passes of " + std::to_string(c.micro_batch);
   s += ", checkpoint ratio " + std::string(ratio) + ", " + tensor::precisionName(c.precision) + ": predicted peak " +
-       mib(c.predicted_bytes) + " of " + mib(double(budget_bytes)) + ", " + factor + "x the time of batch " +
+       mib(c.predicted_bytes) + " of " + mib(double(budget_bytes)) + ", " + factor + " the time of batch " +
        std::to_string(batch_size) + " in one pass without checkpointing (" + mib(unconstrained.predicted_bytes) + ")";
   return s;
 }
@@ -194,32 +280,62 @@ Result<MemoryFit> fitTrainingToMemory(const model::LoadedModel& model, const std
   std::vector<torch::Tensor> all;
   for (const auto& p : s.model->parameters()) all.push_back(p);
   const int64_t best_copy = options.output_dir.empty() ? tensorBytes(all) : 0;  // best weights kept in memory
-  out.static_bytes = tensorBytes(all) + 2 * tensorBytes(s.params) + best_copy;
-  const int m2 = std::min(out.batch_size, 16), m1 = std::max(1, m2 / 4);
+  // AdamW's step makes two temporaries the size of the parameter it updates (sqrt of the second
+  // moment, and its scaled copy): the largest trainable parameter's, twice.
+  int64_t largest_param = 0;
+  for (const auto& p : s.params) largest_param = std::max(largest_param, tensorBytes({p}));
+  out.static_bytes = tensorBytes(all) + 2 * tensorBytes(s.params) + best_copy + 2 * largest_param;
+  const int m2 = std::min(out.batch_size, 16);
   PeakMeter meter(s.device);
   std::vector<PrecisionModel> models;
-  for (auto p : precisionsToTry(options, fit, s.device)) models.push_back(probePrecision(s, meter, m1, m2, p));
-  out.probe_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  for (auto p : precisionsToTry(options, fit, s.device)) models.push_back(probePrecision(s, meter, m2, p));
 
   const int b = out.batch_size;
+  std::vector<int> sizes;
+  for (const auto* g : s.largest) sizes.push_back(g->numNodes());
   const auto epochSeconds = [&](const PrecisionModel& pm, int m, double share) {
-    return double((b + m - 1) / m) * pm.seconds(m, share);
+    const auto [passes, scaled] = passShape(sizes, b, m, pm.gamma);
+    return pm.seconds(m, share, passes, scaled);
   };
   const double reference = std::max(1e-9, epochSeconds(models.front(), b, 0.0));
   out.unconstrained = {models.front().precision, b, 0.0, double(out.static_bytes) + models.front().memory(b, 0.0), 1.0, false};
   out.unconstrained.fits = out.unconstrained.predicted_bytes * fit.margin <= double(fit.budget_bytes);
-  const MemoryFitCandidate* best = nullptr;
+  MemoryFitCandidate* best = nullptr;
   for (const auto& pm : models)
-    for (int m : passSizes(b))
+    for (int m : passSizes(b)) {
+      const auto [passes, scaled] = passShape(sizes, b, m, pm.gamma);
       for (int k = 0; k <= s.layers; ++k) {
         const double share = double(k) / std::max(1, s.layers);
         MemoryFitCandidate c{pm.precision, m, share, double(out.static_bytes) + pm.memory(m, share),
-                             epochSeconds(pm, m, share) / reference, false};
+                             pm.seconds(m, share, passes, scaled) / reference, false};
         c.fits = c.predicted_bytes * fit.margin <= double(fit.budget_bytes);
         out.candidates.push_back(c);
       }
-  for (const auto& c : out.candidates)
-    if (c.fits && (!best || c.time_factor < best->time_factor)) best = &c;
+    }
+  // The settings predicted fastest that fit (and the user's batch in one pass, when it fits) are
+  // then timed on a few real batches: the fastest measured is chosen.
+  std::vector<MemoryFitCandidate*> fitting;
+  for (auto& c : out.candidates)
+    if (c.fits) fitting.push_back(&c);
+  std::stable_sort(fitting.begin(), fitting.end(), [](auto* x, auto* y) {
+    return x->time_factor < y->time_factor * 0.97 ||
+           (x->time_factor <= y->time_factor * 1.03 && x->checkpoint_ratio < y->checkpoint_ratio);
+  });
+  if (fitting.size() > 3) fitting.resize(3);
+  if (out.unconstrained.fits) {
+    for (auto& c : out.candidates)
+      if (c.precision == out.unconstrained.precision && c.micro_batch == b && c.checkpoint_ratio == 0 &&
+          std::find(fitting.begin(), fitting.end(), &c) == fitting.end())
+        fitting.push_back(&c);
+  }
+  const auto batches = sampleBatches(s, b);
+  for (auto* c : fitting) {
+    c->measured_seconds = measureSetting(s, batches, *c);
+    if (!best || c->measured_seconds < best->measured_seconds) best = c;
+    if (c->precision == out.unconstrained.precision && c->micro_batch == b && c->checkpoint_ratio == 0)
+      out.unconstrained.measured_seconds = c->measured_seconds;
+  }
+  out.probe_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   if (!best) {
     const auto smallest = std::min_element(out.candidates.begin(), out.candidates.end(),
                                            [](const auto& x, const auto& y) { return x.predicted_bytes < y.predicted_bytes; });

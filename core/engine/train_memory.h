@@ -1,14 +1,18 @@
 #pragma once
-// Fitting a training run to a memory budget. Before training, a few short probe passes (forward +
-// backward on the largest training molecules, at two pass sizes, with no and with every layer
-// checkpointed, in each allowed precision) measure what a pass costs in memory and time; a linear
-// model in the pass size and the checkpointed share predicts every other setting. The choice is
-// the setting predicted to fit (with a 10 % margin) in the least time: the optimizer's batch stays
-// as the user set it, split into passes (micro-batches) when it does not fit in one.
+// Fitting a training run to a memory budget. Before training, short probe passes (forward +
+// backward; a warm-up, then the faster of two timed passes) on the largest training molecules at
+// one and at 16 molecules per pass, with no and with every layer checkpointed, in each allowed
+// precision, plus one on median-size molecules, measure what a pass costs. Memory is linear in the
+// pass size and in the checkpointed share; time per pass is an overhead plus a per-molecule part
+// that shrinks with the pass's padded size ((t/T)^gamma, gamma from the median probe), summed over
+// the passes of a simulated shuffled epoch, so the padding a large pass carries is counted. The
+// choice: of the settings that fit (with a 10 % margin), the three predicted fastest (and the
+// user's batch in one pass, if it fits) are timed on a few real training batches, and the fastest
+// measured wins. The optimizer's batch stays as the user set it, split into passes when better.
 //
 // Memory counted: the weights, the trainable parameters' gradients and AdamW's two moments, and
 // the activations of one pass (CPU: LibTorch's tensor allocator; CUDA: the caching allocator).
-// Largest molecules first make the probe an upper bound for any batch the epoch draws.
+// Largest molecules first make the probe an upper bound for any pass the epoch draws.
 #include <string>
 #include <vector>
 
@@ -22,6 +26,7 @@ struct MemoryFitCandidate {
   double checkpoint_ratio = 0;
   double predicted_bytes = 0;    // peak of a training step
   double time_factor = 0;        // predicted epoch time / that of the user's batch in one pass, no checkpointing
+  double measured_seconds = 0;   // per batch on a few real batches (the shortlist only; 0 = not measured)
   bool fits = false;
 };
 
