@@ -45,6 +45,29 @@ bool readTrainOptions(const CliArgs& args, engine::TrainOptions* t, std::string*
   return true;
 }
 
+void printSummary(const jobs::TrainJobOptions& o, const jobs::TrainJobSummary& s) {
+  std::cerr << "train: " << s.rows << " rows; " << s.train << " train, " << s.valid << " valid, "
+            << s.calibration << " calibration, " << s.test << " test";
+  for (const auto& [why, count] : s.skipped) std::cerr << "; skipped " << count << " " << why;
+  std::cerr << "\nbest epoch " << s.training.best_epoch;
+  for (size_t j = 0; j < o.targets.size(); ++j) {
+    if (j < s.valid_mae.size()) std::cerr << "; " << o.targets[j] << " valid MAE " << s.valid_mae[j];
+    if (j < s.test_mae.size()) std::cerr << ", test MAE " << s.test_mae[j];
+  }
+  std::cerr << "\nwrote " << s.model_path << "\n";
+  if (s.training.memory_retries > 0)
+    std::cerr << "note: " << s.training.memory_retries << " step(s) ran out of memory and were retried; the run ended with "
+              << "checkpoint ratio " << s.training.checkpoint_ratio << " and passes of "
+              << (s.training.micro_batch > 0 ? std::to_string(s.training.micro_batch) : std::string("the whole batch")) << "\n";
+  if (!s.trust_path.empty())
+    std::cerr << "trust: " << s.calibration << " calibration molecules (90 % intervals need >= 9; coverage of one "
+              << "calibration set scatters about +-" << std::sqrt(0.09 / double(std::max<int64_t>(1, s.calibration)))
+              << "), ensemble of " << s.snapshots + 1 << ", sigma's distance share " << s.distance_share
+              << ", 90 % multiplier " << s.q90 << "\nwrote " << s.trust_path << "\n";
+  else
+    std::cerr << "note: no calibration fold (--calibration-fraction 0): the model has no trust data\n";
+}
+
 }  // namespace
 
 int trainCommand(int argc, char** argv) {
@@ -106,26 +129,7 @@ int trainCommand(int argc, char** argv) {
     std::cerr << "train: interrupted; the run's state is in " << o.output_dir << ": the same command with --resume continues it\n";
     return 130;
   }
-  std::cerr << "train: " << summary->rows << " rows; " << summary->train << " train, " << summary->valid << " valid, "
-            << summary->calibration << " calibration, " << summary->test << " test";
-  for (const auto& [why, count] : summary->skipped) std::cerr << "; skipped " << count << " " << why;
-  std::cerr << "\nbest epoch " << summary->training.best_epoch;
-  for (size_t j = 0; j < o.targets.size(); ++j) {
-    if (j < summary->valid_mae.size()) std::cerr << "; " << o.targets[j] << " valid MAE " << summary->valid_mae[j];
-    if (j < summary->test_mae.size()) std::cerr << ", test MAE " << summary->test_mae[j];
-  }
-  std::cerr << "\nwrote " << summary->model_path << "\n";
-  if (summary->training.memory_retries > 0)
-    std::cerr << "note: " << summary->training.memory_retries << " step(s) ran out of memory and were retried; the run ended with "
-              << "checkpoint ratio " << summary->training.checkpoint_ratio << " and passes of "
-              << (summary->training.micro_batch > 0 ? std::to_string(summary->training.micro_batch) : std::string("the whole batch")) << "\n";
-  if (!summary->trust_path.empty())
-    std::cerr << "trust: " << summary->calibration << " calibration molecules (90 % intervals need >= 9; coverage of one "
-              << "calibration set scatters about +-" << std::sqrt(0.09 / double(std::max<int64_t>(1, summary->calibration)))
-              << "), ensemble of " << summary->snapshots + 1 << ", sigma's distance share " << summary->distance_share
-              << ", 90 % multiplier " << summary->q90 << "\nwrote " << summary->trust_path << "\n";
-  else
-    std::cerr << "note: no calibration fold (--calibration-fraction 0): the model has no trust data\n";
+  printSummary(o, summary.value());
   return 0;
 }
 

@@ -239,13 +239,7 @@ void MainWindow::explainSelected() {
 }
 
 bool MainWindow::exportAttributions(const QString& path, QString* error) const {
-  if (const QString why = guard_->problem(path, {QStringLiteral(".molecules.csv")}); !why.isEmpty()) {
-    if (error) *error = why;
-    return false;
-  }
-  const Status s = jobs::writeExplanations(path.toStdString(), results_tab_->explanations());
-  if (!s.isOk() && error) *error = QString::fromStdString(s.toString());
-  return s.isOk();
+  return results_tab_->exportAttributions(path, error);
 }
 
 QWidget* MainWindow::buildInputPanel() {

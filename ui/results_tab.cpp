@@ -40,6 +40,7 @@ ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSpl
   filter_->setClearButtonEnabled(true);
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
   molecule_ = new MoleculePanel;
+  guard_ = guard;
   molecule_->setSaveGuard(std::move(guard));
   connect(molecule_, &MoleculePanel::explainRequested, this, &ResultsTab::explainRequested);
   connect(molecule_, &MoleculePanel::exportAttributionsRequested, this, &ResultsTab::exportAttributionsRequested);
@@ -163,6 +164,16 @@ void ResultsTab::sizeColumns() {
   for (int c : {ResultsModel::StatusColumn, ResultsModel::AtomsColumn, ResultsModel::SmilesColumn, ResultsModel::CanonicalColumn})
     order.push_back(c);
   for (int visual = 0; visual < static_cast<int>(order.size()); ++visual) h->moveSection(h->visualIndex(order[visual]), visual);
+}
+
+bool ResultsTab::exportAttributions(const QString& path, QString* error) const {
+  if (const QString why = guard_->problem(path, {QStringLiteral(".molecules.csv")}); !why.isEmpty()) {
+    if (error) *error = why;
+    return false;
+  }
+  const Status s = jobs::writeExplanations(path.toStdString(), explanations());
+  if (!s.isOk() && error) *error = QString::fromStdString(s.toString());
+  return s.isOk();
 }
 
 }  // namespace gs::ui

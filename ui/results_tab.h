@@ -50,6 +50,8 @@ class ResultsTab final : public QSplitter {
   void setExplanations(const std::vector<int>& rows, const std::vector<jobs::ExplainedMolecule>& molecules);
   int explainedRows() const { return static_cast<int>(explanations_.size()); }
   std::vector<jobs::ExplainedMolecule> explanations() const;
+  // Writes the explanations (jobs::writeExplanations) unless the path or its side file is an input.
+  bool exportAttributions(const QString& path, QString* error) const;
   void showSelected();
 
  Q_SIGNALS:
@@ -69,6 +71,7 @@ class ResultsTab final : public QSplitter {
   QString first_unit_;
   QStringList names_, units_;
   std::map<int, jobs::ExplainedMolecule> explanations_;  // by model row
+  std::shared_ptr<SaveGuard> guard_;
 };
 
 }  // namespace gs::ui

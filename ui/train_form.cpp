@@ -241,7 +241,7 @@ void TrainForm::showPreview(const LabelledPreview& p) {
   targets_->clear();
   for (int c = 0; c < p.columns.size(); ++c) {
     if (p.numeric[c] == 0) continue;
-    auto* item = new QListWidgetItem(tr("%1 (%2 values)").arg(p.columns[c]).arg(p.numeric[c]), targets_);
+    auto* item = new QListWidgetItem(tr("%1 (%2 usable rows of %3 values)").arg(p.columns[c]).arg(p.usable[c]).arg(p.numeric[c]), targets_);
     item->setData(Qt::UserRole, p.columns[c]);
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(checked.contains(p.columns[c]) ? Qt::Checked : Qt::Unchecked);

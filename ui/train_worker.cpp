@@ -167,9 +167,14 @@ void TrainWorker::inspect(const QString& path, const QString& smiles_column) {
   while (reader.value()->next(record)) {
     ++p.total;
     const auto mol = record.kind == data::RecordKind::MolBlock ? chem::parseMolBlock(record.text) : chem::parseSmiles(record.text);
-    if (record.status.isOk() && mol.status.isOk()) ++p.parsed;
-    if (record.fields.size() > p.numeric.size()) p.numeric.resize(record.fields.size(), 0);
-    for (size_t c = 0; c < record.fields.size(); ++c) p.numeric[c] += isNumber(record.fields[c]) ? 1 : 0;
+    const bool readable = record.status.isOk() && mol.status.isOk();
+    p.parsed += readable ? 1 : 0;
+    if (record.fields.size() > p.numeric.size()) p.numeric.resize(record.fields.size(), 0), p.usable.resize(record.fields.size(), 0);
+    for (size_t c = 0; c < record.fields.size(); ++c) {
+      const bool number = isNumber(record.fields[c]);
+      p.numeric[c] += number ? 1 : 0;
+      p.usable[c] += number && readable ? 1 : 0;
+    }
     if (static_cast<int>(p.rows.size()) < kPreviewRows) {
       QStringList cells;
       for (const auto& f : record.fields) cells << QString::fromStdString(f);
@@ -178,6 +183,7 @@ void TrainWorker::inspect(const QString& path, const QString& smiles_column) {
   }
   for (const auto& c : reader.value()->columns()) p.columns << QString::fromStdString(c);
   p.numeric.resize(static_cast<size_t>(p.columns.size()), 0);
+  p.usable.resize(static_cast<size_t>(p.columns.size()), 0);
   p.smiles_column = smiles_column;
   Q_EMIT inspected(p);
 }

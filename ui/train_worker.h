@@ -30,6 +30,7 @@ struct LabelledPreview {
   QString smiles_column;                 // the reader's choice ("" for SDF)
   std::vector<QStringList> rows;         // the first rows, one cell per column
   std::vector<qint64> numeric;           // per column: rows with a finite number
+  std::vector<qint64> usable;            // per column: of those, rows whose molecule RDKit reads
   qint64 total = 0, parsed = 0;          // rows, and rows whose molecule RDKit reads
 };
 

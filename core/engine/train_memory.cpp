@@ -19,7 +19,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string mib(double bytes) { return std::to_string(std::llround(bytes / (1024.0 * 1024.0))) + " MiB"; }
+std::string mib(double bytes) {
+  char text[32];
+  const double m = bytes / (1024.0 * 1024.0);
+  std::snprintf(text, sizeof text, m < 100 ? "%.1f MiB" : "%.0f MiB", m);
+  return text;
+}
 
 // One probe: peak bytes above the level before the pass, and its seconds.
 struct Probe {
@@ -129,27 +134,27 @@ Probe probe(ProbeSetup& s, PeakMeter& meter, int m, double ratio, tensor::Precis
 }
 
 // Seconds per batch of a setting on real batches (a shuffled sample of the training molecules,
-// split into its passes): one warm-up batch, then the mean of up to three.
+// split into its passes), measured on a second round over them: the first pays for LibTorch's
+// first use of each shape, which a training run pays once.
 double measureSetting(ProbeSetup& s, const std::vector<std::vector<const graph::Featurized*>>& batches, const MemoryFitCandidate& c) {
   double total = 0;
-  for (size_t b = 0; b < batches.size(); ++b) {
-    const auto t0 = Clock::now();
-    for (size_t p = 0; p < batches[b].size(); p += size_t(c.micro_batch)) {
-      const auto end = std::min(batches[b].size(), p + size_t(c.micro_batch));
-      pass(s, {batches[b].begin() + p, batches[b].begin() + end}, c.checkpoint_ratio, c.precision);
+  for (int round = 0; round < 2; ++round)
+    for (const auto& batch : batches) {
+      const auto t0 = Clock::now();
+      for (size_t p = 0; p < batch.size(); p += size_t(c.micro_batch))
+        pass(s, {batch.begin() + p, batch.begin() + std::min(batch.size(), p + size_t(c.micro_batch))}, c.checkpoint_ratio, c.precision);
+      compat::synchronize(s.device.type());
+      dropGradients(s);
+      if (round == 1) total += std::chrono::duration<double>(Clock::now() - t0).count();
     }
-    compat::synchronize(s.device.type());
-    dropGradients(s);
-    if (b > 0 || batches.size() == 1) total += std::chrono::duration<double>(Clock::now() - t0).count();
-  }
-  return total / double(std::max<size_t>(1, batches.size() - (batches.size() > 1 ? 1 : 0)));
+  return total / double(std::max<size_t>(1, batches.size()));
 }
 
 std::vector<std::vector<const graph::Featurized*>> sampleBatches(const ProbeSetup& s, int batch) {
   std::vector<const graph::Featurized*> order(s.largest);
   std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
   std::vector<std::vector<const graph::Featurized*>> out;
-  for (size_t b = 0; b < order.size() && out.size() < 4; b += size_t(batch))
+  for (size_t b = 0; b < order.size() && out.size() < 2; b += size_t(batch))
     out.emplace_back(order.begin() + b, order.begin() + std::min(order.size(), b + size_t(batch)));
   return out;
 }
@@ -257,15 +262,13 @@ void MemoryFit::applyTo(TrainOptions& options) const {
   options.precision = chosen.precision;
 }
 
-Result<MemoryFit> fitTrainingToMemory(const model::LoadedModel& model, const std::vector<TrainExample>& train,
-                                      const TrainOptions& options, const MemoryFitOptions& fit) {
-  if (fit.budget_bytes <= 0) return Status(StatusCode::InvalidArgument, "the memory budget must be positive");
-  if (train.empty()) return Status(StatusCode::InvalidArgument, "no training molecules to probe");
-  auto device = compat::parseDevice(options.device);
-  if (!device.isOk()) return device.status();
-  const auto t0 = Clock::now();
+namespace {
+
+// A copy of the model prepared as training will use it, and the training molecules, largest first.
+ProbeSetup prepareProbes(const model::LoadedModel& model, const std::vector<TrainExample>& train, const TrainOptions& options,
+                         const torch::Device& device) {
   ProbeSetup s;
-  s.device = device.value();
+  s.device = device;
   s.layers = model.config.num_hidden_layers;
   s.collate = options.collate;
   s.model = model::Graphormer(model.model->copyAs(torch::kFloat, s.device));
@@ -273,77 +276,101 @@ Result<MemoryFit> fitTrainingToMemory(const model::LoadedModel& model, const std
   s.model->train();
   for (const auto& e : train) s.largest.push_back(e.graph);
   std::stable_sort(s.largest.begin(), s.largest.end(), [](auto* a, auto* b) { return a->numNodes() > b->numNodes(); });
+  return s;
+}
 
-  MemoryFit out;
-  out.budget_bytes = fit.budget_bytes;
-  out.batch_size = std::max(1, std::min<int>(options.batch_size, static_cast<int>(train.size())));
+// Weights, gradients and AdamW's moments; a copy of the best weights when they stay in memory; and
+// AdamW's step temporaries (the square root of the second moment and its scaled copy) for the
+// largest trainable parameter.
+int64_t staticBytes(const ProbeSetup& s, bool best_in_memory) {
   std::vector<torch::Tensor> all;
   for (const auto& p : s.model->parameters()) all.push_back(p);
-  const int64_t best_copy = options.output_dir.empty() ? tensorBytes(all) : 0;  // best weights kept in memory
-  // AdamW's step makes two temporaries the size of the parameter it updates (sqrt of the second
-  // moment, and its scaled copy): the largest trainable parameter's, twice.
   int64_t largest_param = 0;
   for (const auto& p : s.params) largest_param = std::max(largest_param, tensorBytes({p}));
-  out.static_bytes = tensorBytes(all) + 2 * tensorBytes(s.params) + best_copy + 2 * largest_param;
-  const int m2 = std::min(out.batch_size, 16);
-  PeakMeter meter(s.device);
-  std::vector<PrecisionModel> models;
-  for (auto p : precisionsToTry(options, fit, s.device)) models.push_back(probePrecision(s, meter, m2, p));
+  return tensorBytes(all) * (best_in_memory ? 2 : 1) + 2 * tensorBytes(s.params) + 2 * largest_param;
+}
 
+// Every (precision, pass size, checkpointed layers) with its predicted peak and epoch time.
+void enumerate(const ProbeSetup& s, const std::vector<PrecisionModel>& models, const MemoryFitOptions& fit, MemoryFit& out) {
   const int b = out.batch_size;
   std::vector<int> sizes;
   for (const auto* g : s.largest) sizes.push_back(g->numNodes());
-  const auto epochSeconds = [&](const PrecisionModel& pm, int m, double share) {
-    const auto [passes, scaled] = passShape(sizes, b, m, pm.gamma);
-    return pm.seconds(m, share, passes, scaled);
-  };
-  const double reference = std::max(1e-9, epochSeconds(models.front(), b, 0.0));
-  out.unconstrained = {models.front().precision, b, 0.0, double(out.static_bytes) + models.front().memory(b, 0.0), 1.0, false};
+  const auto [ref_passes, ref_scaled] = passShape(sizes, b, b, models.front().gamma);
+  const double reference = std::max(1e-9, models.front().seconds(b, 0.0, ref_passes, ref_scaled));
+  out.unconstrained = {models.front().precision, b, 0.0, double(out.static_bytes) + models.front().memory(b, 0.0), 1.0, 0, false};
   out.unconstrained.fits = out.unconstrained.predicted_bytes * fit.margin <= double(fit.budget_bytes);
-  MemoryFitCandidate* best = nullptr;
   for (const auto& pm : models)
     for (int m : passSizes(b)) {
       const auto [passes, scaled] = passShape(sizes, b, m, pm.gamma);
       for (int k = 0; k <= s.layers; ++k) {
         const double share = double(k) / std::max(1, s.layers);
         MemoryFitCandidate c{pm.precision, m, share, double(out.static_bytes) + pm.memory(m, share),
-                             pm.seconds(m, share, passes, scaled) / reference, false};
+                             pm.seconds(m, share, passes, scaled) / reference, 0, false};
         c.fits = c.predicted_bytes * fit.margin <= double(fit.budget_bytes);
         out.candidates.push_back(c);
       }
     }
-  // The settings predicted fastest that fit (and the user's batch in one pass, when it fits) are
-  // then timed on a few real batches: the fastest measured is chosen.
-  std::vector<MemoryFitCandidate*> fitting;
+}
+
+bool isUnconstrained(const MemoryFitCandidate& c, const MemoryFit& out) {
+  return c.precision == out.unconstrained.precision && c.micro_batch == out.batch_size && c.checkpoint_ratio == 0;
+}
+
+// The settings predicted fastest that fit (and the user's batch in one pass, when it fits), timed
+// on a few real batches; the fastest measured, or null when nothing fits.
+MemoryFitCandidate* chooseMeasured(ProbeSetup& s, MemoryFit& out) {
+  std::vector<MemoryFitCandidate*> shortlist;
   for (auto& c : out.candidates)
-    if (c.fits) fitting.push_back(&c);
-  std::stable_sort(fitting.begin(), fitting.end(), [](auto* x, auto* y) {
+    if (c.fits) shortlist.push_back(&c);
+  std::stable_sort(shortlist.begin(), shortlist.end(), [](auto* x, auto* y) {
     return x->time_factor < y->time_factor * 0.97 ||
            (x->time_factor <= y->time_factor * 1.03 && x->checkpoint_ratio < y->checkpoint_ratio);
   });
-  if (fitting.size() > 3) fitting.resize(3);
-  if (out.unconstrained.fits) {
-    for (auto& c : out.candidates)
-      if (c.precision == out.unconstrained.precision && c.micro_batch == b && c.checkpoint_ratio == 0 &&
-          std::find(fitting.begin(), fitting.end(), &c) == fitting.end())
-        fitting.push_back(&c);
-  }
-  const auto batches = sampleBatches(s, b);
-  for (auto* c : fitting) {
+  if (shortlist.size() > 3) shortlist.resize(3);
+  for (auto& c : out.candidates)
+    if (c.fits && isUnconstrained(c, out) && std::find(shortlist.begin(), shortlist.end(), &c) == shortlist.end())
+      shortlist.push_back(&c);
+  const auto batches = sampleBatches(s, out.batch_size);
+  MemoryFitCandidate* best = nullptr;
+  for (auto* c : shortlist) {
     c->measured_seconds = measureSetting(s, batches, *c);
     if (!best || c->measured_seconds < best->measured_seconds) best = c;
-    if (c->precision == out.unconstrained.precision && c->micro_batch == b && c->checkpoint_ratio == 0)
-      out.unconstrained.measured_seconds = c->measured_seconds;
+    if (isUnconstrained(*c, out)) out.unconstrained.measured_seconds = c->measured_seconds;
   }
+  return best;
+}
+
+Status nothingFits(const MemoryFit& out, double margin) {
+  const auto smallest = std::min_element(out.candidates.begin(), out.candidates.end(),
+                                         [](const auto& x, const auto& y) { return x.predicted_bytes < y.predicted_bytes; });
+  return Status(StatusCode::OutOfMemory,
+                "a training step needs at least " + mib(smallest->predicted_bytes * margin) + " (one molecule per pass, " +
+                    "every layer checkpointed, " + tensor::precisionName(smallest->precision) + ", with a " +
+                    std::to_string(std::lround((margin - 1) * 100)) + " % margin); the budget is " +
+                    mib(double(out.budget_bytes)));
+}
+
+}  // namespace
+
+Result<MemoryFit> fitTrainingToMemory(const model::LoadedModel& model, const std::vector<TrainExample>& train,
+                                      const TrainOptions& options, const MemoryFitOptions& fit) {
+  if (fit.budget_bytes <= 0) return Status(StatusCode::InvalidArgument, "the memory budget must be positive");
+  if (train.empty()) return Status(StatusCode::InvalidArgument, "no training molecules to probe");
+  auto device = compat::parseDevice(options.device);
+  if (!device.isOk()) return device.status();
+  const auto t0 = Clock::now();
+  ProbeSetup s = prepareProbes(model, train, options, device.value());
+  MemoryFit out;
+  out.budget_bytes = fit.budget_bytes;
+  out.batch_size = std::max(1, std::min<int>(options.batch_size, static_cast<int>(train.size())));
+  out.static_bytes = staticBytes(s, options.output_dir.empty());
+  PeakMeter meter(s.device);
+  std::vector<PrecisionModel> models;
+  for (auto p : precisionsToTry(options, fit, s.device)) models.push_back(probePrecision(s, meter, std::min(out.batch_size, 16), p));
+  enumerate(s, models, fit, out);
+  const MemoryFitCandidate* best = chooseMeasured(s, out);
   out.probe_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  if (!best) {
-    const auto smallest = std::min_element(out.candidates.begin(), out.candidates.end(),
-                                           [](const auto& x, const auto& y) { return x.predicted_bytes < y.predicted_bytes; });
-    return Status(StatusCode::OutOfMemory,
-                  "a training step needs at least " + mib(smallest->predicted_bytes * fit.margin) + " (one molecule per pass, " +
-                      "every layer checkpointed, " + tensor::precisionName(smallest->precision) + ", with a 10 % margin); the budget is " +
-                      mib(double(fit.budget_bytes)));
-  }
+  if (!best) return nothingFits(out, fit.margin);
   out.chosen = *best;
   return out;
 }

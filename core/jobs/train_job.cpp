@@ -97,6 +97,21 @@ Result<std::vector<std::string>> trainSnapshots(const TrainJobOptions& options, 
   return members;
 }
 
+// With a memory budget: probe, choose, apply the choice to `to` and report it.
+Status fitToBudget(const TrainJobOptions& options, const model::LoadedModel& model, const std::vector<engine::TrainExample>& train,
+                   engine::TrainOptions& to, TrainJobSummary& summary, const engine::TrainCallbacks& callbacks) {
+  if (options.memory_budget_mib <= 0) return Status::ok();
+  engine::MemoryFitOptions mf;
+  mf.budget_bytes = options.memory_budget_mib << 20;
+  mf.allow_precision = options.fit_precision;
+  auto fit = engine::fitTrainingToMemory(model, train, to, mf);
+  if (!fit.isOk()) return fit.status();
+  fit->applyTo(to);
+  summary.memory_fit = fit.value();
+  if (callbacks.note) callbacks.note("fit to memory: " + fit->summary());
+  return Status::ok();
+}
+
 }  // namespace
 
 Status exportModel(const std::string& run_dir, const std::string& destination) {
@@ -153,16 +168,7 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::T
   engine::TrainOptions to = options.train;
   to.output_dir = options.output_dir;
   to.collate.multi_hop_max_dist = model.config.multi_hop_max_dist;
-  if (options.memory_budget_mib > 0) {
-    engine::MemoryFitOptions mf;
-    mf.budget_bytes = options.memory_budget_mib << 20;
-    mf.allow_precision = options.fit_precision;
-    auto fit = engine::fitTrainingToMemory(model, folds.train, to, mf);
-    if (!fit.isOk()) return fit.status();
-    fit->applyTo(to);
-    summary.memory_fit = fit.value();
-    if (callbacks.note) callbacks.note("fit to memory: " + fit->summary());
-  }
+  if (Status st = fitToBudget(options, model, folds.train, to, summary, callbacks); !st.isOk()) return st;
   summary.train_used = to;
   engine::Trainer trainer(std::move(model), to);
   auto trained = trainer.fit(folds.train, folds.valid, callbacks);

@@ -14,7 +14,7 @@ tiny=(--layers 2 --dim 16 --heads 2 --ffn 16 --seed 3 --snapshots 0 --calibratio
 # A budget: the choice is printed with its predicted peak; the run completes.
 "$cli" train --input "$tmp/t.csv" --targets tpsa --output "$tmp/fit" "${tiny[@]}" --epochs 1 --memory-budget-mib 64 \
     2> "$tmp/fit.txt" || { cat "$tmp/fit.txt"; exit 1; }
-grep -Eq "^fit to memory: batch 32.*predicted peak [0-9]+ MiB of 64 MiB" "$tmp/fit.txt" || { cat "$tmp/fit.txt"; exit 1; }
+grep -Eq "^fit to memory: batch 32.*predicted peak [0-9.]+ MiB of 64.0 MiB" "$tmp/fit.txt" || { cat "$tmp/fit.txt"; exit 1; }
 [ -f "$tmp/fit/model.safetensors" ] || { echo "no model after a fitted run"; exit 1; }
 # Below the smallest step: refused by size, nothing trained.
 if "$cli" train --input "$tmp/t.csv" --targets tpsa --output "$tmp/none" "${tiny[@]}" --memory-budget-mib 1 2> "$tmp/none.txt"; then
