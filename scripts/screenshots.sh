@@ -122,11 +122,11 @@ fi
 { echo "smiles,tpsa"; awk '!/^#/ && n < 600 { print; n++ }' /usr/share/RDKit/Data/NCI/first_5k.tpsa.csv; } > "$out/.tpsa.csv"
 start_app --train "$out/.tpsa.csv" --targets tpsa
 sleep 2
-xdotool mousemove ${TRAIN_BUTTON_X:-60} ${TRAIN_BUTTON_Y:-868} click 1   # "Train"
+xdotool mousemove ${TRAIN_BUTTON_X:-490} ${TRAIN_BUTTON_Y:-612} click 1   # "Train"
 sleep ${TRAIN_SHOT_AFTER:-25}
 import -window root "$out/train-during-run.png"
-sleep ${TRAIN_RESULTS_AFTER:-150}
-xdotool mousemove ${PARITY_X:-900} ${PARITY_Y:-640}   # hover a point of the parity plot
+sleep ${TRAIN_RESULTS_AFTER:-120}
+xdotool mousemove ${PARITY_X:-1000} ${PARITY_Y:-420}   # hover a point of the parity plot
 sleep 1
 import -window root "$out/train-results.png"
 kill $app; wait $app 2>/dev/null || true

@@ -136,6 +136,9 @@ void MainWindow::connectWorker() {
     run_->setEnabled(!training && !running_ && has_model_);
     chart_->setRunning(training);
   });
+  connect(train_tab_->worker(), &TrainWorker::stepDone, this, [this](const StepPoint& p) {
+    chart_->setThroughput(p.molecules_per_second);
+  });
   connect(worker_, &InferenceWorker::modelLoaded, this, [this](const ModelCard& card) {
     card_ = card;
     guard_->setModelFiles(card.files);

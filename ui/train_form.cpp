@@ -67,7 +67,7 @@ QWidget* TrainForm::buildDataBox() {
   form->addRow(open, file_label_);
   smiles_column_ = new QComboBox;
   connect(smiles_column_, &QComboBox::activated, this, [this] {
-    if (!input_path_.isEmpty()) Q_EMIT inspectRequested(input_path_, smiles_column_->currentText());
+    if (!input_path_.isEmpty()) Q_EMIT inspectRequested(input_path_, smilesColumn());
   });
   form->addRow(tr("SMILES column"), smiles_column_);
   targets_ = new QListWidget;
@@ -235,7 +235,7 @@ void TrainForm::showPreview(const LabelledPreview& p) {
   const QStringList checked = pending_targets_.isEmpty() ? request().targets : pending_targets_;
   pending_targets_.clear();
   smiles_column_->clear();
-  smiles_column_->addItem(QString());  // auto-detect
+  smiles_column_->addItem(tr("(detected)"));
   smiles_column_->addItems(p.columns);
   smiles_column_->setCurrentIndex(std::max(0, smiles_column_->findText(p.smiles_column)));
   targets_->clear();
@@ -256,6 +256,8 @@ void TrainForm::showPreview(const LabelledPreview& p) {
     for (int c = 0; c < p.rows[r].size() && c < p.columns.size(); ++c) preview_->setItem(r, c, new QTableWidgetItem(p.rows[r][c]));
 }
 
+QString TrainForm::smilesColumn() const { return smiles_column_->currentIndex() > 0 ? smiles_column_->currentText() : QString(); }
+
 void TrainForm::setTargets(const QStringList& targets) {
   for (int i = 0; i < targets_->count(); ++i) {
     auto* item = targets_->item(i);
@@ -266,7 +268,7 @@ void TrainForm::setTargets(const QStringList& targets) {
 TrainRequest TrainForm::request() const {
   TrainRequest r;
   r.input = input_path_;
-  r.smiles_column = smiles_column_->currentText();
+  r.smiles_column = smilesColumn();
   for (int i = 0; i < targets_->count(); ++i)
     if (targets_->item(i)->checkState() == Qt::Checked) r.targets << targets_->item(i)->data(Qt::UserRole).toString();
   const QStringList units = units_->text().split(QLatin1Char(','));

@@ -50,6 +50,7 @@ class TrainForm final : public QWidget {
   QWidget* buildOptimisationBox();
   QWidget* buildMemoryBox();
   void refreshModelControls();
+  QString smilesColumn() const;  // "" = detected by the reader
 
   QString input_path_, model_path_;
   QStringList pending_targets_;

@@ -34,7 +34,8 @@ TrainTab::TrainTab(QThread* worker_thread, std::shared_ptr<tensor::TensorMemoryT
   auto* scroll = new QScrollArea;
   scroll->setWidget(form_);
   scroll->setWidgetResizable(true);
-  scroll->setMinimumWidth(430);
+  scroll->setMinimumWidth(380);
+  scroll->setMaximumWidth(470);
   start_ = new QPushButton(tr("Train"));
   cancel_ = new QPushButton(tr("Cancel"));
   resume_ = new QPushButton(tr("Resume"));

@@ -2,14 +2,13 @@
 
 #include <QApplication>
 #include <QClipboard>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -44,24 +43,24 @@ QString number(double v) { return std::isfinite(v) ? QString::number(v, 'g', 4) 
 }  // namespace
 
 TrainView::TrainView(QWidget* parent) : QWidget(parent) {
-  auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(buildLive());
-  split->addWidget(buildResults());
+  pages_ = new QTabWidget;
+  pages_->addTab(buildLive(), tr("Training"));
+  pages_->addTab(buildResults(), tr("Results"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(split);
+  layout->addWidget(pages_);
   replot_timer_.setInterval(100);
   connect(&replot_timer_, &QTimer::timeout, this, &TrainView::replot);
   replot_timer_.start();
 }
 
 QWidget* TrainView::buildLive() {
-  auto* box = new QGroupBox(tr("Training"));
+  auto* box = new QWidget;
   auto* layout = new QVBoxLayout(box);
   progress_label_ = new QLabel(tr("Not started"));
   bar_ = new QProgressBar;
-  auto* plots = new QHBoxLayout;
-  loss_plot_ = plot(tr("step"), tr("training loss (normalised)"));
+  auto* plots = new QVBoxLayout;
+  loss_plot_ = plot(tr("step"), tr("loss (normalised)"));
   loss_ = loss_plot_->addGraph();
   loss_->setPen(QPen(kColors[0]));
   mae_plot_ = plot(tr("epoch"), tr("validation MAE"));
@@ -70,11 +69,12 @@ QWidget* TrainView::buildLive() {
   best_->setName(tr("best epoch"));
   best_->setLineStyle(QCPGraph::lsNone);
   best_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, Qt::black, 14));
+  mae_plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   plots->addWidget(loss_plot_);
   plots->addWidget(mae_plot_);
   log_ = new QPlainTextEdit;
   log_->setReadOnly(true);
-  log_->setMaximumHeight(70);
+  log_->setMaximumHeight(120);
   layout->addWidget(progress_label_);
   layout->addWidget(bar_);
   layout->addLayout(plots, 1);
@@ -83,7 +83,7 @@ QWidget* TrainView::buildLive() {
 }
 
 QWidget* TrainView::buildResults() {
-  auto* box = new QGroupBox(tr("Results"));
+  auto* box = new QWidget;
   auto* layout = new QVBoxLayout(box);
   summary_ = new QLabel;
   summary_->setWordWrap(true);
@@ -98,16 +98,18 @@ QWidget* TrainView::buildResults() {
   size_plot_ = plot(tr("heavy atoms (test molecules)"), tr("test MAE"));
   auto* hover = new QVBoxLayout;
   hover_picture_ = new QLabel;
-  hover_picture_->setFixedSize(180, 140);
+  hover_picture_->setFixedSize(150, 110);
   hover_text_ = new QLabel(tr("Hover over a point to see the molecule"));
   hover_text_->setWordWrap(true);
-  hover_text_->setMaximumWidth(180);
+  hover_text_->setMaximumWidth(150);
   hover->addWidget(hover_picture_);
   hover->addWidget(hover_text_);
   hover->addStretch(1);
-  plots->addWidget(parity_plot_, 2);
+  plots->addWidget(parity_plot_, 3);
   plots->addLayout(hover);
   plots->addWidget(size_plot_, 2);
+  for (auto* axis : {parity_plot_->xAxis, parity_plot_->yAxis}) axis->ticker()->setTickCount(4);
+  size_plot_->xAxis->setTickLabelRotation(60);
   trust_ = new QLabel;
   trust_->setWordWrap(true);
   command_ = new QPlainTextEdit;
@@ -127,6 +129,7 @@ QWidget* TrainView::buildResults() {
 }
 
 void TrainView::start(const QStringList& targets, const QString& command_line, bool resumed) {
+  pages_->setCurrentIndex(0);
   if (!resumed) {
     steps_seen_ = 0;
     loss_->data()->clear();
@@ -234,6 +237,7 @@ void TrainView::showOutcome(const TrainOutcome& o) {
   size_plot_->yAxis->setRangeLower(0);
   size_plot_->replot();
   trust_->setText(o.trust);
+  if (!o.cancelled) pages_->setCurrentIndex(1);
 }
 
 void TrainView::hoverParity(QMouseEvent* event) {
@@ -257,7 +261,8 @@ void TrainView::replot() {
   dirty_ = false;
   loss_plot_->rescaleAxes();
   mae_plot_->rescaleAxes();
-  mae_plot_->yAxis->setRangeLower(0);
+  mae_plot_->xAxis->setRange(mae_plot_->xAxis->range().lower - 0.5, mae_plot_->xAxis->range().upper + 0.5);
+  mae_plot_->yAxis->setRange(0, mae_plot_->yAxis->range().upper * 1.08);
   loss_plot_->replot(QCustomPlot::rpQueuedReplot);
   mae_plot_->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -1,7 +1,7 @@
 #pragma once
-// What the Train tab shows of a run: live curves (training loss per step; validation MAE per
+// What the Train tab shows of a run, on two pages. Training: live curves (training loss per step; validation MAE per
 // epoch per target with the best epoch marked), progress (epoch, step, molecules/s, ETA, the
-// memory settings in effect) and a log of notes; then the results: validation and test MAE next to
+// memory settings in effect) and a log of notes. Results (shown when a run ends): validation and test MAE next to
 // the baselines, a parity plot of the test molecules (hovering shows the molecule), the test error
 // by molecule size, the trust calibration on the test split, and the command line that reproduces
 // the run. Replots are throttled to 10 per second so that long runs never stall the UI thread.
@@ -16,6 +16,7 @@ class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
 class QTableWidget;
+class QTabWidget;
 
 namespace gs::ui {
 
@@ -48,6 +49,7 @@ class TrainView final : public QWidget {
   QProgressBar* bar_ = nullptr;
   QPlainTextEdit *log_ = nullptr, *command_ = nullptr;
   QTableWidget* table_ = nullptr;
+  QTabWidget* pages_ = nullptr;  // Training (live) and Results
   QTimer replot_timer_;
   bool dirty_ = false;
   qint64 steps_seen_ = 0;

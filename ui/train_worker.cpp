@@ -78,7 +78,7 @@ void scoreModel(const jobs::TrainJobOptions& o, TrainOutcome& out) {
     auto it = bin.test_mae.find("model");
     if (it == bin.test_mae.end() || bin.count == 0) continue;
     const QString label = bin.hi > 0 ? QStringLiteral("%1-%2").arg(bin.lo).arg(bin.hi) : QStringLiteral(">%1").arg(bin.lo - 1);
-    out.error_by_size.emplace_back(label + QStringLiteral(" (%1)").arg(bin.count), it->second);
+    out.error_by_size.emplace_back(label, it->second);
   }
   if (report->trust.empty()) {
     out.trust = QObject::tr("No trust data (calibration fraction 0): predictions of this model come without intervals.");
@@ -206,12 +206,13 @@ void TrainWorker::train(const TrainRequest& request) {
   cb.note = [this](const std::string& text) { Q_EMIT note(QString::fromStdString(text)); };
   cb.before_forward = [&point](int micro, double ratio) { point.micro_batch = micro, point.checkpoint_ratio = ratio; };
   cb.step_done = [&](int64_t step, int64_t total, double loss) {
-    if (first_step < 0) first_step = step - 1, clock.restart();
-    const double seconds = std::max(1e-3, clock.elapsed() / 1000.0);
-    const double steps_per_s = double(step - first_step) / seconds;
+    if (first_step < 0 || step <= point.step) first_step = step, clock.restart();  // a run, or a snapshot cycle, begins
+    if (step > first_step) {  // rates from the steps since then (the first step's start is not known)
+      const double steps_per_s = double(step - first_step) / std::max(1e-3, clock.elapsed() / 1000.0);
+      point.molecules_per_second = steps_per_s * options->train.batch_size;
+      point.eta_seconds = double(total - step) / steps_per_s;
+    }
     point.step = step, point.total = total, point.loss = loss;
-    point.molecules_per_second = steps_per_s * options->train.batch_size;
-    point.eta_seconds = steps_per_s > 0 ? double(total - step) / steps_per_s : 0;
     Q_EMIT stepDone(point);
   };
   cb.epoch_done = [this](const engine::EpochReport& r) {
