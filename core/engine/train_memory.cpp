@@ -331,12 +331,19 @@ MemoryFitCandidate* chooseMeasured(ProbeSetup& s, MemoryFit& out) {
     if (c.fits && isUnconstrained(c, out) && std::find(shortlist.begin(), shortlist.end(), &c) == shortlist.end())
       shortlist.push_back(&c);
   const auto batches = sampleBatches(s, out.batch_size);
-  MemoryFitCandidate* best = nullptr;
+  double fastest = INFINITY;
   for (auto* c : shortlist) {
     c->measured_seconds = measureSetting(s, batches, *c);
-    if (!best || c->measured_seconds < best->measured_seconds) best = c;
+    fastest = std::min(fastest, c->measured_seconds);
     if (isUnconstrained(*c, out)) out.unconstrained.measured_seconds = c->measured_seconds;
   }
+  // Within 5 % of the fastest (timing noise), the least checkpointing, then the largest passes.
+  MemoryFitCandidate* best = nullptr;
+  for (auto* c : shortlist)
+    if (c->measured_seconds <= fastest * 1.05 &&
+        (!best || c->checkpoint_ratio < best->checkpoint_ratio ||
+         (c->checkpoint_ratio == best->checkpoint_ratio && c->micro_batch > best->micro_batch)))
+      best = c;
   return best;
 }
 

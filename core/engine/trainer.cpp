@@ -16,6 +16,7 @@
 #include "common/json_writer.h"
 #include "engine/activation_checkpoint.h"
 #include "engine/loss_scaler.h"
+#include "engine/train_state.h"
 #include "tensor/torch_compat.h"
 #include "model/lora.h"
 
@@ -98,45 +99,6 @@ torch::Tensor maskedLossSum(const torch::Tensor& out, const torch::Tensor& targe
   return (kind == TrainOptions::Loss::L1 ? diff.abs() : diff * diff).sum();
 }
 
-// Where a run is: epochs done, steps done in the next epoch (a run cancelled mid-epoch) and the
-// loss summed over them, early-stopping counters and the memory settings in effect.
-struct State {
-  int epoch = 0, step = 0, best_epoch = 0, since_best = 0;
-  double loss_sum = 0;
-  double best = std::numeric_limits<double>::infinity();
-  int micro_batch = 0;
-  double checkpoint_ratio = 0;
-};
-
-Status writeState(const std::string& path, const State& s) {
-  AtomicFile file(path);
-  if (!file.isOpen()) return file.openStatus();
-  JsonWriter w(file.stream());
-  w.beginObject().field("epoch", s.epoch).field("step", s.step).field("loss_sum", s.loss_sum)
-      .field("best_epoch", s.best_epoch).field("since_best", s.since_best).field("best_valid_mae", s.best)
-      .field("micro_batch", s.micro_batch).field("checkpoint_ratio", s.checkpoint_ratio).endObject();
-  return file.commit();
-}
-
-Result<State> readState(const std::string& path) {
-  auto json = bundle::readJsonFile(path);
-  if (!json.isOk()) return json.status();
-  State s;
-  const auto* e = json->find("epoch");
-  const auto* be = json->find("best_epoch");
-  const auto* sb = json->find("since_best");
-  const auto* b = json->find("best_valid_mae");
-  if (!e || !be || !sb || !b) return Status(StatusCode::MalformedRecord, path + ": incomplete training state");
-  s.epoch = int(e->asInteger());
-  s.best_epoch = int(be->asInteger());
-  s.since_best = int(sb->asInteger());
-  s.best = b->asNumber();
-  if (const auto* v = json->find("step")) s.step = int(v->asInteger());
-  if (const auto* v = json->find("loss_sum")) s.loss_sum = v->asNumber();
-  if (const auto* v = json->find("micro_batch")) s.micro_batch = int(v->asInteger());
-  if (const auto* v = json->find("checkpoint_ratio")) s.checkpoint_ratio = v->asNumber();
-  return s;
-}
 
 }  // namespace
 
@@ -235,7 +197,7 @@ struct Trainer::Run {
   std::vector<torch::Tensor> params;
   std::unique_ptr<torch::optim::AdamW> optimizer;
   std::unique_ptr<LossScaler> scaler;
-  State state;
+  TrainState state;
   bool autocast = false;
   torch::ScalarType dtype = torch::kBFloat16;
   int64_t steps_per_epoch = 0, total_steps = 0;
@@ -247,7 +209,7 @@ namespace {
 
 // The next memory setting after an out-of-memory error: a quarter of the layers more checkpointed,
 // then half the micro-batch. False when nothing is left to give.
-bool lowerMemory(int layers, int batch, State& s, std::string& what) {
+bool lowerMemory(int layers, int batch, TrainState& s, std::string& what) {
   const int checkpointed = checkpointedLayers(layers, s.checkpoint_ratio);
   if (checkpointed < layers) {
     const int more = std::min(layers, checkpointed + std::max(1, (layers + 3) / 4));
