@@ -304,7 +304,9 @@ void enumerate(const ProbeSetup& s, const std::vector<PrecisionModel>& models, c
       const auto [passes, scaled] = passShape(sizes, b, m, pm.gamma);
       for (int k = 0; k <= s.layers; ++k) {
         const double share = double(k) / std::max(1, s.layers);
-        MemoryFitCandidate c{pm.precision, m, share, double(out.static_bytes) + pm.memory(m, share),
+        // Passes after the first add their gradients to those already there: count one more set.
+        const double accumulation = m < b ? double(out.gradient_bytes) : 0.0;
+        MemoryFitCandidate c{pm.precision, m, share, double(out.static_bytes) + pm.memory(m, share) + accumulation,
                              pm.seconds(m, share, passes, scaled) / reference, 0, false};
         c.fits = c.predicted_bytes * fit.margin <= double(fit.budget_bytes);
         out.candidates.push_back(c);
@@ -371,6 +373,7 @@ Result<MemoryFit> fitTrainingToMemory(const model::LoadedModel& model, const std
   out.budget_bytes = fit.budget_bytes;
   out.batch_size = std::max(1, std::min<int>(options.batch_size, static_cast<int>(train.size())));
   out.static_bytes = staticBytes(s, options.output_dir.empty());
+  out.gradient_bytes = tensorBytes(s.params);
   PeakMeter meter(s.device);
   std::vector<PrecisionModel> models;
   for (auto p : precisionsToTry(options, fit, s.device)) models.push_back(probePrecision(s, meter, std::min(out.batch_size, 16), p));

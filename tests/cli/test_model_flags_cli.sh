@@ -30,7 +30,8 @@ done
 # Where a flag does not apply, the command says why.
 expect_error "memory-budget-mib: bench measures fixed batch sizes" -- bench --input "$tmp/m.smi" --memory-budget-mib 64
 expect_error "memory-budget-mib: explain sizes its batches" -- explain --input "$tmp/m.smi" --output "$tmp/a.csv" --memory-budget-mib 64
-expect_error "memory-budget-mib: train sizes its batches" -- train --input "$tmp/t.csv" --targets y --output "$tmp/run" --memory-budget-mib 64
+# train takes a budget: it fits its passes and checkpoint ratio to it (tests/cli/test_train_memory_cli.sh).
+expect_error "--fit-precision chooses the precision that fits --memory-budget-mib" -- train --input "$tmp/t.csv" --targets y --output "$tmp/run" --fit-precision
 expect_error "int8 is for inference only" -- explain --input "$tmp/m.smi" --output "$tmp/a.csv" --precision int8
 expect_error "int8 is for inference only" -- train --input "$tmp/t.csv" --targets y --output "$tmp/run" --precision int8
 # Accepted where they apply: evaluate takes a device and a budget, bench one precision.
