@@ -302,5 +302,6 @@ int main(int argc, char** argv) {
   if (command == "calibrate") return gs::app::calibrateCommand(argc, argv);
   if (command == "bench") return benchCommand(argc, argv);
   if (command == "explain") return explainCommand(argc, argv);
+  if (command == "screen") return gs::app::screenCommand(argc, argv);
   return fail("unknown command '" + command + "'\n" + kUsage);
 }

@@ -52,6 +52,8 @@ int fail(const std::string& message);
 // `train` and `calibrate` (cli_train.cpp).
 int trainCommand(int argc, char** argv);
 int calibrateCommand(int argc, char** argv);
+// `screen plan|run|work|status|merge` (cli_screen.cpp).
+int screenCommand(int argc, char** argv);
 
 // "a,b,,c" -> {"a", "b", "c"}
 std::vector<std::string> splitList(const std::string& s);

@@ -12,6 +12,10 @@ PKGS=(
   # RDKit and the Boost/Eigen headers its headers include
   librdkit-dev rdkit-data libboost-dev libboost-serialization-dev libboost-iostreams-dev
   libboost-system-dev libboost-program-options-dev libeigen3-dev libfreetype-dev
+  # compressed inputs and outputs (.gz, .bz2, .zst) and SQLite hit lists
+  zlib1g-dev libbz2-dev libzstd-dev libsqlite3-dev
+  # screening on a cluster: MPI, and a single-node Slurm the tests start themselves
+  openmpi-bin libopenmpi-dev slurm-wlm munge
   # tests
   libgtest-dev libgmock-dev nlohmann-json3-dev
   # desktop app, and an X server for running it (and its tests' screenshots) without a display

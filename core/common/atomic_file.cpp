@@ -1,5 +1,6 @@
 #include "common/atomic_file.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -30,6 +31,12 @@ Status AtomicFile::commit() {
   const bool good = out_.good();
   out_.close();
   if (!good) return {StatusCode::IoError, "error writing '" + path_ + "' (disk full?)"};
+  // Durable before it becomes visible: a crash after the rename never leaves a truncated file.
+  if (const int fd = ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+    const bool synced = ::fsync(fd) == 0;
+    ::close(fd);
+    if (!synced) return {StatusCode::IoError, "cannot sync '" + path_ + "' to disk: " + std::strerror(errno)};
+  }
   if (std::rename(temp_.c_str(), path_.c_str()) != 0)
     return {StatusCode::IoError, "cannot rename onto '" + path_ + "': " + std::strerror(errno)};
   committed_ = true;

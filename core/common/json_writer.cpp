@@ -70,6 +70,12 @@ JsonWriter& JsonWriter::value(bool v) {
   out_ << (v ? "true" : "false");
   return *this;
 }
+JsonWriter& JsonWriter::raw(std::string_view json) {
+  separate();
+  out_ << json;
+  return *this;
+}
+
 JsonWriter& JsonWriter::null() {
   separate();
   out_ << "null";

@@ -24,6 +24,8 @@ class JsonWriter {
   JsonWriter& value(double v);
   JsonWriter& value(bool v);
   JsonWriter& null();
+  // A value that is already JSON text (written as it is).
+  JsonWriter& raw(std::string_view json);
   template <typename T>
   JsonWriter& field(std::string_view k, const T& v) { return key(k).value(v); }
 

@@ -16,6 +16,7 @@ const char* statusCodeName(StatusCode code) {
     case StatusCode::Cancelled: return "cancelled";
     case StatusCode::OutOfMemory: return "out_of_memory";
     case StatusCode::Internal: return "internal_error";
+    case StatusCode::Crashed: return "crashed";
   }
   return "unknown";
 }

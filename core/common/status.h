@@ -21,6 +21,7 @@ enum class StatusCode {
   Cancelled,
   OutOfMemory,     // a batch (or one molecule) did not fit in memory
   Internal,
+  Crashed,         // the worker process died on this molecule (screening quarantine)
 };
 
 // Stable, lower-case names used in CSV/JSON output ("ok", "syntax_error", ...).

@@ -14,12 +14,13 @@ std::string lower(std::string s) {
 }
 
 const char* const kSmilesNames[] = {"smiles", "smi", "canonical_smiles", "mol", nullptr};
-const char* const kIdNames[] = {"id", "name", "title", "compound_id", "mol_id", nullptr};
+const char* const kIdNames[] = {"id", "name", "title", "compound_id", "mol_id", "idnumber", nullptr};
 
 }  // namespace
 
 CsvReader::CsvReader(std::istream& in, const ReaderOptions& options, char delimiter)
-    : in_(in), delim_(delimiter) {
+    : in_(in), delim_(delimiter), row_(options.first_row - 1) {
+  detail::skipBom(in_);
   if (options.csv_header) {
     bool unterminated = false;
     if (!readRow(header_, &unterminated)) {

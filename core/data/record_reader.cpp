@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
+
+#include "common/compression.h"
 
 #include "data/csv_reader.h"
 #include "data/sdf_reader.h"
@@ -14,36 +15,49 @@ namespace {
 // Keeps the stream alive for as long as the reader that reads it.
 class OwningReader final : public RecordReader {
  public:
-  OwningReader(std::unique_ptr<std::istream> in, FileFormat format, const ReaderOptions& options)
+  OwningReader(std::unique_ptr<InputFile> in, FileFormat format, const ReaderOptions& options)
       : in_(std::move(in)), reader_(makeReader(format, *in_, options)) {}
   bool next(RawRecord& out) override { return reader_->next(out); }
   std::vector<std::string> columns() const override { return reader_->columns(); }
+  Status inputError() const override {
+    if (Status s = in_->error(); !s.isOk()) return s;
+    if (in_->bad()) return {StatusCode::IoError, "read error"};
+    return Status::ok();
+  }
 
  private:
-  std::unique_ptr<std::istream> in_;
+  std::unique_ptr<InputFile> in_;
   std::unique_ptr<RecordReader> reader_;
 };
 
 }  // namespace
 
 Result<FileFormat> formatFromPath(const std::string& path) {
-  const size_t dot = path.find_last_of('.');
-  std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+  const std::string plain = withoutCodecSuffix(path);
+  const size_t slash = plain.find_last_of('/');
+  const size_t dot = plain.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+    return Status{StatusCode::InvalidArgument,
+                  "file name has no type (expected .smi, .csv, .tsv, .cxsmiles or .sdf, optionally .gz/.bz2/.zst): " + path};
+  std::string ext = plain.substr(dot + 1);
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   if (ext == "smi" || ext == "smiles" || ext == "txt") return FileFormat::Smi;
   if (ext == "csv") return FileFormat::Csv;
   if (ext == "tsv") return FileFormat::Tsv;
   if (ext == "sdf" || ext == "sd" || ext == "mol") return FileFormat::Sdf;
-  return Status{StatusCode::InvalidArgument,
-                "unknown file type '." + ext + "' (expected .smi, .csv, .tsv or .sdf): " + path};
+  if (ext == "cxsmiles" || ext == "cxsmi") return FileFormat::Cxsmiles;
+  return Status{StatusCode::InvalidArgument, "unknown file type '." + ext +
+                                                 "' (expected .smi, .csv, .tsv, .cxsmiles or .sdf, optionally "
+                                                 ".gz/.bz2/.zst): " + path};
 }
 
 std::unique_ptr<RecordReader> makeReader(FileFormat format, std::istream& in, const ReaderOptions& options) {
   switch (format) {
-    case FileFormat::Smi: return std::make_unique<SmiReader>(in);
+    case FileFormat::Smi: return std::make_unique<SmiReader>(in, options.first_row);
     case FileFormat::Csv:
       return std::make_unique<CsvReader>(in, options, options.csv_delimiter ? options.csv_delimiter : ',');
     case FileFormat::Tsv:
+    case FileFormat::Cxsmiles:
       return std::make_unique<CsvReader>(in, options, options.csv_delimiter ? options.csv_delimiter : '\t');
     case FileFormat::Sdf: return std::make_unique<SdfReader>(in, options);
   }
@@ -53,9 +67,9 @@ std::unique_ptr<RecordReader> makeReader(FileFormat format, std::istream& in, co
 Result<std::unique_ptr<RecordReader>> openReader(const std::string& path, const ReaderOptions& options) {
   Result<FileFormat> format = formatFromPath(path);
   if (!format.isOk()) return format.status();
-  auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
-  if (!*in) return Status{StatusCode::IoError, "cannot open " + path};
-  return std::unique_ptr<RecordReader>(std::make_unique<OwningReader>(std::move(in), format.value(), options));
+  auto in = InputFile::open(path);
+  if (!in.isOk()) return in.status();
+  return std::unique_ptr<RecordReader>(std::make_unique<OwningReader>(std::move(in.value()), format.value(), options));
 }
 
 }  // namespace gs::data

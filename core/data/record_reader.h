@@ -21,6 +21,7 @@ struct ReaderOptions {
   bool csv_header = true;      // false: no header row, columns by index only
   char csv_delimiter = '\0';   // '\0': ',' (or '\t' for .tsv)
   std::string sdf_id_property; // SDF: take the ID from this data item instead of the title
+  int64_t first_row = 1;       // number of the first record read (a reader over part of a file)
 };
 
 class RecordReader {
@@ -30,14 +31,21 @@ class RecordReader {
   virtual bool next(RawRecord& out) = 0;
   // Names of the CSV columns (empty for .smi/.sdf).
   virtual std::vector<std::string> columns() const { return {}; }
+  // Not ok when the input stopped early (corrupt or truncated compressed data, a read error): the
+  // records before it were read, the rest are missing. Checked after next() returned false.
+  virtual Status inputError() const { return Status::ok(); }
 };
 
-enum class FileFormat { Smi, Csv, Tsv, Sdf };
+// Cxsmiles: Enamine REAL's tab-separated files with a header; the SMILES field keeps its CXSMILES
+// extensions ("CCO |...|"), which RDKit parses.
+enum class FileFormat { Smi, Csv, Tsv, Sdf, Cxsmiles };
 
+// From the name, ignoring a compression suffix ("lib.smi.gz" is Smi).
 Result<FileFormat> formatFromPath(const std::string& path);
 std::unique_ptr<RecordReader> makeReader(FileFormat format, std::istream& in,
                                          const ReaderOptions& options = {});
-// Opens the file and picks the reader from its extension; the reader owns the stream.
+// Opens the file and picks the reader from its extension; the reader owns the stream. Compressed
+// files (gzip, bzip2, zstd: recognised by content) are decompressed while reading.
 Result<std::unique_ptr<RecordReader>> openReader(const std::string& path,
                                                  const ReaderOptions& options = {});
 

@@ -25,7 +25,9 @@ void SdfReader::setItem(RawRecord& out, const std::string& name, const std::stri
 }
 
 SdfReader::SdfReader(std::istream& in, const ReaderOptions& options)
-    : in_(in), id_property_(options.sdf_id_property) {}
+    : in_(in), id_property_(options.sdf_id_property), row_(options.first_row - 1) {
+  detail::skipBom(in_);
+}
 
 bool SdfReader::next(RawRecord& out) {
   std::string line;

@@ -4,7 +4,7 @@
 
 namespace gs::data {
 
-SmiReader::SmiReader(std::istream& in) : in_(in) {}
+SmiReader::SmiReader(std::istream& in, int64_t first_row) : in_(in), row_(first_row - 1) { detail::skipBom(in_); }
 
 bool SmiReader::next(RawRecord& out) {
   std::string line;

@@ -9,7 +9,7 @@ namespace gs::data {
 // (with an empty SMILES) so that output rows line up with input lines.
 class SmiReader final : public RecordReader {
  public:
-  explicit SmiReader(std::istream& in);
+  explicit SmiReader(std::istream& in, int64_t first_row = 1);
   bool next(RawRecord& out) override;
 
  private:

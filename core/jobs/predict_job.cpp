@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/atomic_file.h"
+#include "common/compression.h"
 #include "data/csv_writer.h"
 #include "jobs/output_check.h"
 #include "model/checkpoint.h"
@@ -18,9 +19,10 @@ Result<PredictSummary> runPredict(const PredictJobOptions& options, const Predic
   auto& p = *predictor.value();
   auto reader = data::openReader(options.input, options.reader);
   if (!reader.isOk()) return reader.status();
-  AtomicFile file(options.output);
+  AtomicFile file(options.output, true);
   if (!file.isOpen()) return file.openStatus();
-  data::CsvWriter csv(file.stream());
+  CompressingStream out(file.stream(), codecFromPath(options.output));  // ".csv.gz" etc. compress
+  data::CsvWriter csv(out);
   csv.row(p.header());
   const int outputs = p.numOutputs();
   int64_t done = 0;
@@ -34,6 +36,8 @@ Result<PredictSummary> runPredict(const PredictJobOptions& options, const Predic
   run.cancelled = callbacks.cancelled;
   auto streamed = predict::predictStream(p, *reader.value(), sink, run);
   if (!streamed.isOk()) return streamed.status();
+  if (Status s = reader.value()->inputError(); !s.isOk()) return Status{s.code(), options.input + ": " + s.message()};
+  if (Status s = out.finish(); !s.isOk()) return s;
   if (Status s = file.commit(); !s.isOk()) return s;
   PredictSummary summary;
   summary.rows = streamed->rows;

@@ -84,7 +84,7 @@ struct StreamSummary {
 using RowSink = std::function<Status(const std::vector<PredictedRow>& rows)>;
 // Rows read and predicted together: bounds memory on big files and sets the batches (the planner
 // buckets within a chunk), so every front end uses the same value and gets the same numbers.
-constexpr int kChunkRows = 4096;
+constexpr int kChunkRows = 512;
 
 // The one read -> featurize -> predict loop: reads `source` to the end, kChunkRows records at a
 // time, and hands every chunk's rows to `sink`. After callbacks.cancelled() the remaining records

@@ -1,0 +1,206 @@
+#include "screen/supervisor.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <map>
+
+#include "screen/layout.h"
+#include "screen/receipt.h"
+#include "screen/shard_worker.h"
+
+extern char** environ;
+
+namespace gs::screen {
+namespace {
+
+struct Child {
+  int shard = 0;
+  int slot = 0;
+  std::string token;
+};
+
+// Starts `worker screen work ...` with output to a log file; -1 on failure.
+pid_t spawnWorker(const SuperviseOptions& o, const std::vector<std::string>& extra, int slot, const std::string& log) {
+  std::vector<std::string> args{o.worker, "screen", "work", o.dir};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.insert(args.end(), o.worker_args.begin(), o.worker_args.end());
+  if (slot < static_cast<int>(o.slot_devices.size()) && !o.slot_devices[static_cast<size_t>(slot)].empty()) {
+    args.push_back("--device");
+    args.push_back(o.slot_devices[static_cast<size_t>(slot)]);
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, o.worker.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
+
+std::string logPath(const SuperviseOptions& o, int shard, const std::string& token) {
+  const std::string group = groupDir(o.dir, "logs", shard);
+  makeDirs(group);
+  return group + "/" + std::to_string(shard) + "." + token + ".log";
+}
+
+// Waits for one child; -1 when none is left. Retries after signals (stop requests arrive so).
+pid_t waitChild(int* status, const std::function<void()>& on_interrupt) {
+  for (;;) {
+    const pid_t pid = ::waitpid(-1, status, 0);
+    if (pid >= 0 || errno != EINTR) return pid;
+    on_interrupt();
+  }
+}
+
+// Runs one worker to its end (used by bisection); the exit status as waitpid gives it.
+int runWorker(const SuperviseOptions& o, int shard, const std::vector<std::string>& extra) {
+  const std::string token = attemptToken();
+  markAttempt(o.dir, shard, token, false);
+  const pid_t pid = spawnWorker(o, extra, 0, logPath(o, shard, token));
+  if (pid < 0) return -1;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    if (o.stop && o.stop()) ::kill(pid, SIGUSR1);
+  }
+  if (WIFEXITED(status) && (WEXITSTATUS(status) == kWorkComplete || WEXITSTATUS(status) == kWorkStopped))
+    markAttempt(o.dir, shard, token, true);
+  return status;
+}
+
+bool workerOk(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == kWorkComplete; }
+
+std::string describe(int status) {
+  if (WIFSIGNALED(status)) return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
+  return "ended abnormally";
+}
+
+std::vector<std::string> rangeArgs(int shard, int64_t from, int64_t to) {
+  return {"--shard", std::to_string(shard), "--from-row", std::to_string(from), "--to-row", std::to_string(to)};
+}
+
+// Rows [from, to) of a quarantined shard: halves until a range runs, or one row crashes alone.
+bool bisect(const SuperviseOptions& o, int shard, int64_t from, int64_t to, const std::string& why) {
+  if (o.stop && o.stop()) return false;
+  const int status = runWorker(o, shard, rangeArgs(shard, from, to));
+  if (workerOk(status)) return true;
+  if (to - from <= 1) {
+    auto args = rangeArgs(shard, from, to);
+    args.insert(args.end(), {"--mark-crashed", "the worker crashed on this molecule in every attempt (" + why +
+                                                   "); quarantined after bisection"});
+    if (o.note) o.note("shard " + std::to_string(shard) + ": row " + std::to_string(from) + " crashes the worker: marked crashed");
+    return workerOk(runWorker(o, shard, args));
+  }
+  const int64_t mid = from + (to - from) / 2;
+  return bisect(o, shard, from, mid, why) && bisect(o, shard, mid, to, why);
+}
+
+}  // namespace
+
+bool quarantineShard(const SuperviseOptions& o, int shard, const std::string& why);
+
+Result<SuperviseResult> supervise(const SuperviseOptions& o) {
+  std::string plan_id;
+  auto plan = readPlan(o.dir, &plan_id);
+  if (!plan.isOk()) return plan.status();
+  SuperviseResult result;
+  std::deque<int> queue;
+  std::vector<int> all = o.shards;
+  if (all.empty())
+    for (const auto& s : plan->shards) all.push_back(s.id);
+  for (int id : all) {
+    if (completeReceipt(o.dir, plan_id, id).isOk()) ++result.done;
+    else queue.push_back(id);
+  }
+  std::map<pid_t, Child> running;
+  std::vector<bool> busy(static_cast<size_t>(std::max(1, o.parallel)), false);
+  std::map<int, std::string> last_failure;
+  bool stop_sent = false;
+  auto forwardStop = [&] {
+    if (stop_sent || !o.stop || !o.stop()) return;
+    stop_sent = true;
+    for (const auto& [pid, child] : running) ::kill(pid, SIGUSR1);
+  };
+  for (;;) {
+    forwardStop();
+    while (!stop_sent && !queue.empty() && static_cast<int>(running.size()) < o.parallel) {
+      const int shard = queue.front();
+      queue.pop_front();
+      if (failedAttempts(o.dir, shard) >= o.max_attempts) {
+        ++result.quarantined;
+        if (quarantineShard(o, shard, last_failure[shard])) ++result.done;
+        else ++result.failed;
+        continue;
+      }
+      size_t slot = 0;
+      while (busy[slot]) ++slot;
+      Child c{shard, static_cast<int>(slot), attemptToken()};
+      markAttempt(o.dir, shard, c.token, false);
+      const pid_t pid = spawnWorker(o, {"--shard", std::to_string(shard)}, c.slot, logPath(o, shard, c.token));
+      if (pid < 0) return Status{StatusCode::IoError, "cannot start " + o.worker + ": " + std::strerror(errno)};
+      busy[slot] = true;
+      running[pid] = c;
+    }
+    if (running.empty()) break;
+    int status = 0;
+    const pid_t pid = waitChild(&status, forwardStop);
+    if (pid < 0) break;
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const Child c = it->second;
+    running.erase(it);
+    busy[static_cast<size_t>(c.slot)] = false;
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (code == kWorkComplete || code == kWorkStopped) markAttempt(o.dir, c.shard, c.token, true);
+    if (code == kWorkComplete) {
+      ++result.done;
+    } else if (code == kWorkStopped) {
+      result.stopped = true;
+    } else if (code == kWorkFatal) {
+      ++result.failed;
+      result.errors.push_back("shard " + std::to_string(c.shard) + ": " + describe(status) + " (see its log in " + o.dir + "/logs)");
+    } else {
+      last_failure[c.shard] = describe(status);
+      if (o.note) o.note("shard " + std::to_string(c.shard) + " failed: " + describe(status));
+      queue.push_back(c.shard);
+    }
+  }
+  result.stopped = result.stopped || stop_sent;
+  return result;
+}
+
+bool quarantineShard(const SuperviseOptions& o, int shard, const std::string& why) {
+  std::string plan_id;
+  auto plan = readPlan(o.dir, &plan_id);
+  if (!plan.isOk()) return false;
+  const Shard& s = plan->shards[static_cast<size_t>(shard)];
+  int64_t from = s.first_row;
+  for (const auto& p : partReceipts(o.dir, plan_id, shard))
+    if (p.first_row == from) from += p.rows_in;
+  int64_t to = s.rows >= 0 ? s.first_row + s.rows : -1;
+  if (to < 0) {  // a compressed input: count its records
+    auto reader = data::openReader(plan->inputs[static_cast<size_t>(s.input)].path, plan->reader);
+    if (!reader.isOk()) return false;
+    data::RawRecord r;
+    to = 1;
+    while (reader.value()->next(r)) ++to;
+  }
+  if (o.note) o.note("shard " + std::to_string(shard) + " quarantined after " + std::to_string(o.max_attempts) +
+                     " failed attempts (" + why + "): bisecting rows " + std::to_string(from) + "-" + std::to_string(to - 1));
+  if (from < to && !bisect(o, shard, from, to, why.empty() ? "earlier attempts failed" : why)) return false;
+  auto complete = completeIfCovered(o.dir, plan_id, plan.value(), shard);
+  return complete.isOk() && complete.value();
+}
+
+}  // namespace gs::screen
