@@ -29,7 +29,13 @@ void installStopHandlers() {
   struct sigaction sa {};
   sa.sa_handler = onStop;
   sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGUSR1, SIGTERM, SIGINT}) sigaction(sig, &sa, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGUSR1, SIGTERM, SIGINT}) {
+    sigaction(sig, &sa, nullptr);
+    sigaddset(&set, sig);
+  }
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);  // a supervisor starts workers with them blocked
 }
 
 bool stopRequested() { return g_stop != 0; }

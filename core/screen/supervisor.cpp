@@ -42,9 +42,19 @@ pid_t spawnWorker(const SuperviseOptions& o, const std::vector<std::string>& ext
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  // Stop requests stay pending until the worker has installed its handlers (it unblocks them).
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGUSR1);
+  sigaddset(&blocked, SIGTERM);
+  posix_spawnattr_setsigmask(&attr, &blocked);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, o.worker.c_str(), &actions, nullptr, argv.data(), environ);
+  const int rc = posix_spawn(&pid, o.worker.c_str(), &actions, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   return rc == 0 ? pid : -1;
 }
 

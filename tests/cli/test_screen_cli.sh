@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# graphormer-cli screen end to end on real files and processes: NCI rows plus invalid rows and an
+# oversized molecule in .smi, .smi.gz, quoted .csv and .sdf; the merged output equals `predict`
+# (after decompression) with 1 shard, 7 shards and 2 local processes; a killed run resumes without
+# recomputing finished shards; a stop request commits and exits 0; a flipped byte or a receipt of
+# another model makes merge refuse and name the shard; a poison molecule that crashes the worker
+# ends as one `crashed` row. GS_SCREEN_TEST_ROWS (5000) sets the size (smaller under ASan).
+set -euo pipefail
+cli=$1
+rows=${GS_SCREEN_TEST_ROWS:-5000}
+nci=/usr/share/RDKit/Data/NCI
+tmp=$(mktemp -d); trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+half=$((rows / 2))
+
+# Inputs: NCI rows with invalid rows and a 1,200-atom chain in the middle.
+huge=$(printf 'C%.0s' $(seq 1 1200))
+{ head -n "$half" "$nci/first_5K.smi"; echo "not_a_smiles bad_syntax"; echo ""; echo "C1CC open_ring"
+  echo "$huge huge"; sed -n "$((half + 1)),$((rows - 4))p" "$nci/first_5K.smi"; } > "$tmp/lib.smi"
+gzip -c "$tmp/lib.smi" > "$tmp/lib.smi.gz"
+python3 - "$tmp/lib.smi" "$tmp/lib.csv" <<'PY'
+import csv, sys
+with open(sys.argv[1]) as f, open(sys.argv[2], "w", newline="") as out:
+    w = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\r\n")
+    w.writerow(["name", "note", "SMILES"])
+    for i, line in enumerate(f):
+        parts = line.rstrip("\n").split(maxsplit=1)
+        smi = parts[0] if parts else ""
+        name = parts[1] if len(parts) > 1 else ""
+        note = 'a "quoted", multi\nline note' if i % 97 == 0 else "plain, with comma"
+        w.writerow([name, note, smi])
+PY
+for i in $(seq 1 $(( (rows + 199) / 200 ))); do cat "$nci/first_200.props.sdf"; done > "$tmp/lib.sdf"
+printf 'broken\n  no counts line\n\nM  END\n$$$$\n' >> "$tmp/lib.sdf"
+
+merged() { zcat "$1/merged/predictions.csv.gz"; }
+expect_same() {  # $1 screen dir, $2 predict csv
+  "$cli" screen merge "$1" 2> "$tmp/merge.txt" || { cat "$tmp/merge.txt"; exit 1; }
+  merged "$1" | cmp - "$2" || { echo "screen $1 differs from predict"; exit 1; }
+}
+
+for f in lib.smi lib.smi.gz lib.csv lib.sdf; do
+  "$cli" predict --threads 1 --input "$tmp/$f" --output "$tmp/$f.pred.csv" --quiet 2> /dev/null
+  "$cli" screen plan --input "$tmp/$f" --out "$tmp/$f.s7" --shards 7 2> /dev/null
+  "$cli" screen run "$tmp/$f.s7" --local 2 2> "$tmp/run.txt" || { cat "$tmp/run.txt"; exit 1; }
+  expect_same "$tmp/$f.s7" "$tmp/$f.pred.csv"
+  n=$(tail -n +2 "$tmp/$f.pred.csv" | python3 -c 'import csv,sys; print(sum(1 for _ in csv.reader(sys.stdin)))')
+  echo "$f: $n rows, $(python3 -c "import json;print(len(json.load(open('$tmp/$f.s7/plan.json'))['shards']))") shards: identical to predict"
+done
+grep -q ",too_many_atoms," "$tmp/lib.smi.pred.csv" || { echo "the oversized molecule has no too_many_atoms row"; exit 1; }
+grep -q ",syntax_error," "$tmp/lib.csv.pred.csv" || { echo "no syntax_error row in the CSV"; exit 1; }
+
+# One shard, run by id.
+"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/s1" --shards 1 2> /dev/null
+"$cli" screen run "$tmp/s1" --shard 0 2> /dev/null
+expect_same "$tmp/s1" "$tmp/lib.smi.pred.csv"
+# A plan is immutable.
+if "$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/s1" --shards 2 2> "$tmp/err.txt"; then echo "plan replaced"; exit 1; fi
+grep -q "already holds a plan" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
+
+# A flipped byte in a piece: merge refuses and names the shard.
+cp -r "$tmp/lib.smi.s7" "$tmp/flip"
+piece=$(ls "$tmp"/flip/shards/000/3.*.csv.gz)
+python3 - "$piece" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read()); b[len(b) // 2] ^= 0x01; open(sys.argv[1], "wb").write(b)
+PY
+rm -f "$tmp/flip/merged/"*
+if "$cli" screen merge "$tmp/flip" 2> "$tmp/err.txt"; then echo "merge took a corrupt piece"; exit 1; fi
+grep -q "shard 3: output piece .* differs from its receipt" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
+# A receipt of another model.
+cp -r "$tmp/lib.smi.s7" "$tmp/model"; rm -f "$tmp/model/merged/"*
+sed -i 's/"model_sha256":"[0-9a-f]*"/"model_sha256":"0000"/' "$tmp/model/receipts/000/5.json"
+if "$cli" screen merge "$tmp/model" 2> "$tmp/err.txt"; then echo "merge mixed models"; exit 1; fi
+grep -q "shard 5: computed with another model" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
+
+# Killed mid-run: nothing half-written is taken; re-running skips finished shards.
+"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/kill" --shards 7 2> /dev/null
+setsid "$cli" screen run "$tmp/kill" --local 1 2> /dev/null &
+runner=$!
+for _ in $(seq 1 600); do ls "$tmp"/kill/receipts/000/*[0-9].json > /dev/null 2>&1 && break; sleep 0.1; done
+kill -9 -- -"$runner" 2> /dev/null || true; wait "$runner" 2> /dev/null || true
+done_before=$(ls "$tmp"/kill/receipts/000/ | grep -E '^[0-9]+\.json$' | sort)
+[ -n "$done_before" ] || { echo "no shard finished before the kill"; exit 1; }
+declare -A sums
+for r in $done_before; do sums[$r]=$(sha256sum < "$tmp/kill/receipts/000/$r"); done
+"$cli" screen run "$tmp/kill" --local 2 2> /dev/null
+for r in $done_before; do
+  [ "${sums[$r]}" = "$(sha256sum < "$tmp/kill/receipts/000/$r")" ] || { echo "finished shard $r was recomputed"; exit 1; }
+done
+expect_same "$tmp/kill" "$tmp/lib.smi.pred.csv"
+
+# Stop request (Slurm's SIGUSR1): commits what is complete, exits 0, re-running finishes.
+"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/stop" --shards 2 2> /dev/null
+"$cli" screen run "$tmp/stop" --local 1 2> "$tmp/stop.txt" &
+runner=$!
+for _ in $(seq 1 600); do ls "$tmp"/stop/logs/000/*.log > /dev/null 2>&1 && break; sleep 0.1; done
+kill -USR1 "$runner"
+wait "$runner" || { echo "stopped run did not exit 0"; cat "$tmp/stop.txt"; exit 1; }
+"$cli" screen run "$tmp/stop" --local 1 2> /dev/null
+expect_same "$tmp/stop" "$tmp/lib.smi.pred.csv"
+
+# A poison molecule that crashes the worker (test hook): quarantined, bisected, one crashed row.
+poison=$(sed -n "$((half - 10))p" "$tmp/lib.smi" | awk '{print $1}')
+"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/poison" --shards 7 2> /dev/null
+GS_SCREEN_TEST_CRASH_SMILES="$poison" "$cli" screen run "$tmp/poison" --local 2 2> "$tmp/poison.txt" \
+  || { cat "$tmp/poison.txt"; exit 1; }
+grep -q "quarantined after 3 failed attempts" "$tmp/poison.txt" || { cat "$tmp/poison.txt"; exit 1; }
+"$cli" screen merge "$tmp/poison" 2> /dev/null
+python3 - <(merged "$tmp/poison") "$tmp/lib.smi.pred.csv" "$((half - 10))" <<'PY'
+import csv, sys
+csv.field_size_limit(1 << 30)
+got = list(csv.reader(open(sys.argv[1]))); want = list(csv.reader(open(sys.argv[2]))); bad = int(sys.argv[3])
+assert len(got) == len(want), (len(got), len(want))
+for g, w in zip(got[1:], want[1:]):
+    assert g[:3] == w[:3], (g[:3], w[:3])
+    if int(g[0]) == bad:
+        assert g[4] == "crashed" and g[5] == "" and "crashed" in g[-1], g
+    else:
+        assert g[3:5] == w[3:5], (g[0], g[3:5], w[3:5])
+print("poison row", bad, "crashed; the other", len(got) - 2, "rows predicted")
+PY
+"$cli" screen status "$tmp/poison" | grep -q "crashed: 1" || { "$cli" screen status "$tmp/poison"; exit 1; }
+echo "screen: all checks passed"
