@@ -9,11 +9,13 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "cli_options.h"
 #include "screen/merge.h"
 #include "screen/plan_builder.h"
 #include "screen/shard_worker.h"
+#include "screen/slurm.h"
 #include "screen/status_report.h"
 #include "screen/supervisor.h"
 
@@ -201,13 +203,66 @@ int mergeCommand(int argc, char** argv) {
   std::string error;
   screen::MergeOptions o;
   o.dir = argv[3];
-  if (!args.parse(argc, argv, 4, {"--output"}, {}, &error)) return fail(error);
+  int top = 0;
+  if (!args.parse(argc, argv, 4, {"--output", "--top", "--by", "--where", "--hits"}, {"--ascending", "--no-sdf", "--no-sqlite"}, &error) ||
+      !args.getInt("--top", 0, 0, 1 << 30, &top, &error))
+    return fail(error);
   o.output = args.get("--output");
+  if (args.has("--top") || args.has("--by") || args.has("--where")) {
+    screen::HitOptions h;
+    h.top = top;
+    h.by = splitList(args.get("--by"));
+    h.ascending = args.has("--ascending");
+    h.where = args.get("--where");
+    h.prefix = args.get("--hits");
+    h.sdf = !args.has("--no-sdf");
+    h.sqlite = !args.has("--no-sqlite");
+    o.hits = h;
+  }
   auto m = screen::mergeScreen(o);
   if (!m.isOk()) return fail(m.status().toString());
   std::cerr << "screen: merged " << m->rows << " rows";
   for (const auto& [k, v] : m->by_status) std::cerr << ", " << v << " " << k;
   std::cerr << " in " << m->merge_seconds << " s\nwrote " << m->output << " and " << m->output << ".json\n";
+  for (const auto& list : m->hit_lists) {
+    std::cerr << "hits by " << list.column << ": " << list.rows << " rows in";
+    for (const auto& f : list.files) std::cerr << " " << f;
+    std::cerr << "\n";
+  }
+  return 0;
+}
+
+int submitCommand(int argc, char** argv) {
+  // Everything after "--" goes to sbatch unchanged.
+  int ours = argc;
+  for (int i = 4; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--")) {
+      ours = i;
+      break;
+    }
+  CliArgs args;
+  std::string error;
+  screen::SubmitOptions o;
+  o.dir = argv[3];
+  if (!args.parse(ours, argv, 4, {"--shards-per-task", "--throttle", "--local", "--merge-args", "--cli"},
+                  {"--slurm", "--no-merge", "--dry-run"}, &error) ||
+      !args.getInt("--shards-per-task", 0, 0, 1 << 20, &o.shards_per_task, &error) ||
+      !args.getInt("--throttle", 0, 0, 1 << 20, &o.throttle, &error) || !args.getInt("--local", 1, 1, 1024, &o.local, &error))
+    return fail(error);
+  if (!args.has("--slurm")) return fail("screen submit needs --slurm (the MPI form is `mpirun graphormer-screen-mpi DIR`)");
+  for (int i = ours + 1; i < argc; ++i) o.sbatch_args.push_back(argv[i]);
+  std::istringstream merge(args.get("--merge-args"));
+  for (std::string word; merge >> word;) o.merge_args.push_back(word);
+  o.cli = args.get("--cli", selfPath(argv[0]));
+  o.merge = !args.has("--no-merge");
+  o.dry_run = args.has("--dry-run");
+  auto r = screen::submitSlurm(o);
+  if (!r.isOk()) return fail(r.status().toString());
+  std::cerr << "screen: " << r->pending_shards << " shard(s) without a receipt in " << r->tasks << " array task(s)";
+  for (const auto& id : r->array_jobs) std::cerr << "; array job " << id;
+  if (!r->merge_job.empty()) std::cerr << "; merge job " << r->merge_job << " after them";
+  std::cerr << "\n";
+  for (const auto& s : r->scripts) std::cout << s << "\n";
   return 0;
 }
 
@@ -222,7 +277,8 @@ int screenCommand(int argc, char** argv) {
   if (sub == "work") return workCommand(argc, argv);
   if (sub == "status") return statusCommand(argc, argv);
   if (sub == "merge") return mergeCommand(argc, argv);
-  return fail("unknown screen command '" + sub + "' (plan, run, status, merge)");
+  if (sub == "submit") return submitCommand(argc, argv);
+  return fail("unknown screen command '" + sub + "' (plan, run, submit, status, merge)");
 }
 
 }  // namespace gs::app

@@ -1,6 +1,7 @@
 #include "chem/depict.h"
 
 #include <GraphMol/Depictor/RDDepictor.h>
+#include <GraphMol/FileParsers/FileParsers.h>
 #include <GraphMol/MolDraw2D/MolDraw2DSVG.h>
 #include <GraphMol/MolDraw2D/MolDraw2DUtils.h>
 #include <GraphMol/RWMol.h>
@@ -82,6 +83,19 @@ HeatmapDepiction depictHeatmapSvg(std::string_view smiles, const std::vector<dou
     out = HeatmapDepiction();
   }
   return out;
+}
+
+std::string molBlock2D(std::string_view smiles, const std::string& title) {
+  auto parsed = parseSmiles(smiles);
+  if (!parsed.mol) return "";
+  try {
+    RDKit::RWMol mol(*parsed.mol);
+    RDDepict::compute2DCoords(mol);
+    mol.setProp("_Name", title);
+    return RDKit::MolToMolBlock(mol);
+  } catch (...) {
+    return "";
+  }
 }
 
 }  // namespace gs::chem

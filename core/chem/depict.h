@@ -34,4 +34,8 @@ struct HeatmapDepiction {
 HeatmapDepiction depictHeatmapSvg(std::string_view smiles, const std::vector<double>& atom_values,
                                   const DepictOptions& options = {});
 
+// An MDL molblock (V2000) with 2D coordinates and `title` as its name line; "" when the SMILES
+// cannot be read. For SD files of results (screening hit lists). Never throws.
+std::string molBlock2D(std::string_view smiles, const std::string& title);
+
 }  // namespace gs::chem

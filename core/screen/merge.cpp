@@ -119,6 +119,13 @@ Result<MergeSummary> mergeScreen(const MergeOptions& o) {
   if (Status s = file.commit(); !s.isOk()) return s;
   m.merge_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   writeRecord(m.output + ".json", plan.value(), plan_id, m, receipts);
+  if (o.hits) {
+    HitOptions h = *o.hits;
+    if (h.prefix.empty()) h.prefix = o.dir + "/merged/hits";
+    auto lists = writeHitLists(o.dir, plan.value(), receipts, h);
+    if (!lists.isOk()) return lists.status();
+    m.hit_lists = lists.value();
+  }
   return m;
 }
 

@@ -9,6 +9,9 @@
 #include <string>
 
 #include "common/status.h"
+#include <optional>
+
+#include "screen/hits.h"
 #include "screen/plan.h"
 #include "screen/receipt.h"
 
@@ -17,6 +20,7 @@ namespace gs::screen {
 struct MergeOptions {
   std::string dir;
   std::string output;  // "" = <dir>/merged/predictions<suffix>
+  std::optional<HitOptions> hits;  // hit lists too (prefix "" = <dir>/merged/hits)
 };
 
 struct MergeSummary {
@@ -26,6 +30,7 @@ struct MergeSummary {
   StageSeconds seconds;  // summed over shards
   double merge_seconds = 0;
   int64_t bytes = 0;
+  std::vector<HitList> hit_lists;
 };
 
 // Checks one shard's receipt and pieces; the receipt when they are valid.

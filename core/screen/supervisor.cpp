@@ -2,7 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,11 +11,10 @@
 #include <deque>
 #include <map>
 
+#include "screen/devices.h"
 #include "screen/layout.h"
 #include "screen/receipt.h"
 #include "screen/shard_worker.h"
-
-extern char** environ;
 
 namespace gs::screen {
 namespace {
@@ -38,24 +37,27 @@ pid_t spawnWorker(const SuperviseOptions& o, const std::vector<std::string>& ext
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
   // Stop requests stay pending until the worker has installed its handlers (it unblocks them).
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
   sigset_t blocked;
   sigemptyset(&blocked);
   sigaddset(&blocked, SIGUSR1);
   sigaddset(&blocked, SIGTERM);
-  posix_spawnattr_setsigmask(&attr, &blocked);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, o.worker.c_str(), &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  return rc == 0 ? pid : -1;
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  // Child, before exec: async-signal-safe calls only. A worker outlives no supervisor: when the
+  // supervisor dies (an MPI rank killed, a job cancelled) the worker gets SIGTERM, commits what is
+  // complete and exits.
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != parent) ::_exit(127);
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+  }
+  ::sigprocmask(SIG_BLOCK, &blocked, nullptr);
+  ::execv(o.worker.c_str(), argv.data());
+  ::_exit(127);
 }
 
 std::string logPath(const SuperviseOptions& o, int shard, const std::string& token) {
@@ -120,10 +122,13 @@ bool bisect(const SuperviseOptions& o, int shard, int64_t from, int64_t to, cons
 
 bool quarantineShard(const SuperviseOptions& o, int shard, const std::string& why);
 
-Result<SuperviseResult> supervise(const SuperviseOptions& o) {
+Result<SuperviseResult> supervise(const SuperviseOptions& options) {
   std::string plan_id;
-  auto plan = readPlan(o.dir, &plan_id);
+  auto plan = readPlan(options.dir, &plan_id);
   if (!plan.isOk()) return plan.status();
+  SuperviseOptions o = options;
+  if (o.slot_devices.empty())  // one GPU per worker slot on GPU nodes (screen/devices.h)
+    o.slot_devices = slotDevices(plan->predictor.session.device, o.parallel, localRank(), visibleGpus());
   SuperviseResult result;
   std::deque<int> queue;
   std::vector<int> all = o.shards;

@@ -154,6 +154,8 @@ void setRngState(const c10::Device& device, const at::Tensor& state) {
 
 bool cudaAvailable() { return torch::cuda::is_available(); }
 
+int cudaDeviceCount() { return cudaAvailable() ? static_cast<int>(torch::cuda::device_count()) : 0; }
+
 void synchronize(c10::DeviceType device) {
   if (device == c10::DeviceType::CUDA && cudaAvailable()) torch::cuda::synchronize();
 }

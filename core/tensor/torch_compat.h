@@ -70,6 +70,8 @@ at::Tensor rngState(const c10::Device& device);
 void setRngState(const c10::Device& device, const at::Tensor& state);
 
 bool cudaAvailable();
+// GPUs this process can see (0 without CUDA).
+int cudaDeviceCount();
 void synchronize(c10::DeviceType device);
 
 struct CudaAllocatorStats {

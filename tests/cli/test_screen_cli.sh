@@ -57,6 +57,22 @@ expect_same "$tmp/s1" "$tmp/lib.smi.pred.csv"
 if "$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/s1" --shards 2 2> "$tmp/err.txt"; then echo "plan replaced"; exit 1; fi
 grep -q "already holds a plan" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
 
+# Hit lists: top-k of a column among rows passing a threshold equals a full sort of the merge.
+"$cli" screen merge "$tmp/lib.smi.s7" --top 50 --by gap_ev --where 'gap_ev_sigma<0.5' --hits "$tmp/hits" 2> /dev/null
+python3 - <(merged "$tmp/lib.smi.s7") "$tmp/hits.gap_ev.csv" "$tmp/hits.gap_ev.sqlite" "$tmp/hits.gap_ev.sdf" <<'PY'
+import csv, sqlite3, sys
+csv.field_size_limit(1 << 30)
+rows = list(csv.DictReader(open(sys.argv[1])))
+keep = [(i, r) for i, r in enumerate(rows) if r["status"] == "ok" and float(r["gap_ev_sigma"]) < 0.5]
+want = [r["row"] for i, r in sorted(keep, key=lambda t: (-float(t[1]["gap_ev"]), t[0]))[:50]]
+got = [r["row"] for r in csv.DictReader(open(sys.argv[2]))]
+assert got == want, (got[:5], want[:5])
+db = sqlite3.connect(sys.argv[3])
+assert [str(int(r[0])) for r in db.execute('select "row" from hits order by rank')] == want
+assert open(sys.argv[4]).read().count("$$$$") == 50
+print("top 50 by gap_ev (sigma < 0.5) equals a full sort; CSV, SQLite and SDF agree")
+PY
+
 # A flipped byte in a piece: merge refuses and names the shard.
 cp -r "$tmp/lib.smi.s7" "$tmp/flip"
 piece=$(ls "$tmp"/flip/shards/000/3.*.csv.gz)
