@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Screening throughput against predict, on one machine: N molecules made from RDKit's NCI set
+# (repeated, unique ids), gzip-compressed in 8 files as vendors ship them. Prints molecules/s per
+# core for `predict` (one process, one thread) and for `screen` with 1 and 2 processes, the time of
+# planning, of the workers outside inference (start, receipts) and of merge, and a projection
+# for 10^9 molecules on CPU nodes (a projection from these figures, not a measurement).
+#   bash bench/screen_bench.sh [N=1000000] [CLI=build/app/graphormer-cli] [WORKDIR=$TMPDIR]
+set -euo pipefail
+n=${1:-1000000}
+cli=$(realpath "${2:-build/app/graphormer-cli}")
+work=$(mktemp -d "${3:-${TMPDIR:-/tmp}}/screen-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+nci=/usr/share/RDKit/Data/NCI/first_5K.smi
+parts=8
+now() { date +%s.%N; }
+since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$1" "$(now)"; }
+
+t=$(now)
+python3 - "$nci" "$n" "$parts" "$work" <<'PY'
+import gzip, sys
+src, n, parts, work = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+mols = [l.split()[0] for l in open(src) if l.strip()]
+per = (n + parts - 1) // parts
+with gzip.open(f"{work}/all.smi.gz", "wt", compresslevel=6) as whole:
+    for p in range(parts):
+        with gzip.open(f"{work}/part{p}.smi.gz", "wt", compresslevel=6) as out:
+            for i in range(p * per, min(n, (p + 1) * per)):
+                line = f"{mols[i % len(mols)]}\tNCI{i % len(mols)}-{i // len(mols)}\n"
+                out.write(line); whole.write(line)
+PY
+echo "input: $n molecules, $parts gzip files of $(du -ch "$work"/part*.smi.gz | tail -1 | cut -f1) ($(since "$t") s to make)"
+
+t=$(now)
+"$cli" predict --threads 1 --input "$work/all.smi.gz" --output "$work/predict.csv.gz" --quiet 2> /dev/null
+predict_s=$(since "$t")
+
+t=$(now); "$cli" screen plan --input "$work/part*.smi.gz" --out "$work/s1" 2> /dev/null; plan_s=$(since "$t")
+t=$(now); "$cli" screen run "$work/s1" --local 1 2> /dev/null; run1_s=$(since "$t")
+t=$(now); "$cli" screen merge "$work/s1" --output "$work/s1.csv.gz" 2> /dev/null; merge_s=$(since "$t")
+"$cli" screen plan --input "$work/part*.smi.gz" --out "$work/s2" 2> /dev/null
+t=$(now); "$cli" screen run "$work/s2" --local 2 2> /dev/null; run2_s=$(since "$t")
+merged_mb=$(du -m "$work/s1.csv.gz" | cut -f1)
+
+python3 - "$n" "$predict_s" "$plan_s" "$run1_s" "$run2_s" "$merge_s" "$merged_mb" "$work/s1" <<'PY'
+import glob, json, sys
+n = int(sys.argv[1]); predict, plan, run1, run2, merge = map(float, sys.argv[2:7]); mb = float(sys.argv[7])
+receipts = [json.load(open(f)) for f in glob.glob(sys.argv[8] + "/receipts/*/*[0-9].json")]
+inside = sum(r["seconds"]["total"] for r in receipts)
+stages = {k: sum(r["seconds"][k] for r in receipts) for k in ("read", "featurize", "infer", "write")}
+print(f"| measurement | seconds | molecules/s per core |")
+print(f"|---|---:|---:|")
+print(f"| predict, 1 process, 1 thread | {predict:.1f} | {n / predict:.1f} |")
+print(f"| screen run --local 1 | {run1:.1f} | {n / run1:.1f} |")
+print(f"| screen run --local 2 (2 cores) | {run2:.1f} | {n / run2 / 2:.1f} |")
+print(f"| screen plan (fingerprints + rate probe) | {plan:.1f} | |")
+print(f"| screen merge ({mb:.0f} MB written) | {merge:.1f} | {mb / max(merge, 1e-9):.0f} MB/s |")
+print(f"screen --local 1 per core / predict per core: {predict / run1:.3f}")
+print(f"worker time outside the shard loop (process start, model load, receipts): {run1 - inside:.1f} s of {run1:.1f} s")
+print("shard time split: " + ", ".join(f"{k} {100 * v / max(inside, 1e-9):.1f} %" for k, v in stages.items()))
+rate = n / run2 / 2
+core_hours = 1e9 / rate / 3600
+print(f"projection for 10^9 molecules at {rate:.0f}/s per core: {core_hours:,.0f} core-hours; "
+      f"{core_hours / (64 * 24):,.0f} nodes of 64 cores for 24 h, or {core_hours / 64 / 1000:,.1f} h on 1,000 such nodes; "
+      f"merged output ~{mb / n * 1e9 / 1e6:,.0f} TB-scale: {mb * 1e9 / n / 1e3:,.0f} GB")
+PY
