@@ -31,7 +31,7 @@ const char* kUsage =
     "\n"
     "  screen plan --input FILE|GLOB[,...] --out DIR [MODEL OPTIONS] [INPUT OPTIONS] [TRUST OPTIONS]\n"
     "              [--shard-minutes M (5) | --shard-rows N | --shards N] [--output-codec gz|zst|bz2|none]\n"
-    "  screen run DIR [--local N | --shard I | --slurm-array --blocks FILE] [--device D] [--max-attempts 3]\n"
+    "  screen run DIR [--local N | --shard I | --slurm-array --blocks FILE | --mpi] [--device D] [--max-attempts 3]\n"
     "  screen submit DIR --slurm [--shards-per-task N] [--throttle K] [--local N] [--no-merge] [--dry-run]\n"
     "              [--merge-args '--top 1000 --by COL'] [-- SBATCH OPTIONS]\n"
     "  screen status DIR [--processes N]\n"

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -160,16 +161,30 @@ bool arrayShards(const CliArgs& args, std::vector<int>* shards, std::string* err
   return false;
 }
 
+// `mpirun ... graphormer-cli screen run DIR --mpi`: each rank becomes graphormer-screen-mpi (its
+// own target, beside this program), so this program never links MPI.
+int execMpi(const char* argv0, const std::string& dir, int local) {
+  const std::string self = selfPath(argv0);
+  std::string mpi = self.substr(0, self.find_last_of('/') + 1) + "graphormer-screen-mpi";
+  std::vector<std::string> args{mpi, dir, "--local", std::to_string(local), "--worker", self};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ::execv(mpi.c_str(), argv.data());
+  return fail("--mpi needs " + mpi + " (built when MPI is found: libopenmpi-dev): " + std::strerror(errno));
+}
+
 int runCommand(int argc, char** argv) {
   CliArgs args;
   std::string error;
   screen::SuperviseOptions o;
   o.dir = argv[3];
   int shard = -1, local = 1;
-  if (!args.parse(argc, argv, 4, {"--shard", "--local", "--max-attempts", "--blocks", "--device"}, {"--slurm-array"}, &error) ||
+  if (!args.parse(argc, argv, 4, {"--shard", "--local", "--max-attempts", "--blocks", "--device"}, {"--slurm-array", "--mpi"}, &error) ||
       !args.getInt("--shard", -1, 0, 1 << 30, &shard, &error) || !args.getInt("--local", 1, 1, 1024, &local, &error) ||
       !args.getInt("--max-attempts", 3, 1, 100, &o.max_attempts, &error))
     return fail(error);
+  if (args.has("--mpi")) return execMpi(argv[0], o.dir, local);
   if (shard >= 0) o.shards = {shard};
   if (args.has("--slurm-array") && !arrayShards(args, &o.shards, &error)) return fail(error);
   o.parallel = local;

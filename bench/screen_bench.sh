@@ -44,7 +44,9 @@ merged_mb=$(du -m "$work/s1.csv.gz" | cut -f1)
 python3 - "$n" "$predict_s" "$plan_s" "$run1_s" "$run2_s" "$merge_s" "$merged_mb" "$work/s1" <<'PY'
 import glob, json, sys
 n = int(sys.argv[1]); predict, plan, run1, run2, merge = map(float, sys.argv[2:7]); mb = float(sys.argv[7])
-receipts = [json.load(open(f)) for f in glob.glob(sys.argv[8] + "/receipts/*/*[0-9].json")]
+import os, re
+receipts = [json.load(open(f)) for f in glob.glob(sys.argv[8] + "/receipts/*/*.json")
+            if re.fullmatch(r"[0-9]+\.json", os.path.basename(f))]  # complete receipts only
 inside = sum(r["seconds"]["total"] for r in receipts)
 stages = {k: sum(r["seconds"][k] for r in receipts) for k in ("read", "featurize", "infer", "write")}
 print(f"| measurement | seconds | molecules/s per core |")
@@ -59,7 +61,8 @@ print(f"worker time outside the shard loop (process start, model load, receipts)
 print("shard time split: " + ", ".join(f"{k} {100 * v / max(inside, 1e-9):.1f} %" for k, v in stages.items()))
 rate = n / run2 / 2
 core_hours = 1e9 / rate / 3600
-print(f"projection for 10^9 molecules at {rate:.0f}/s per core: {core_hours:,.0f} core-hours; "
-      f"{core_hours / (64 * 24):,.0f} nodes of 64 cores for 24 h, or {core_hours / 64 / 1000:,.1f} h on 1,000 such nodes; "
-      f"merged output ~{mb / n * 1e9 / 1e6:,.0f} TB-scale: {mb * 1e9 / n / 1e3:,.0f} GB")
+print(f"projection (from these figures, not measured) for 10^9 molecules at {rate:.0f} molecules/s per core: "
+      f"{core_hours:,.0f} core-hours = {core_hours / 64:,.1f} h on one 64-core node, {core_hours / 64 / 100:,.2f} h on 100; "
+      f"merged output ~{mb * 1e9 / n / 1e3:,.0f} GB; merge at the measured {mb / max(merge, 1e-9):.0f} MB/s: "
+      f"{mb * 1e9 / n / max(mb / max(merge, 1e-9), 1e-9) / 3600:,.1f} h")
 PY

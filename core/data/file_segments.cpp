@@ -8,6 +8,8 @@
 #include <cstring>
 #include <streambuf>
 
+#include "common/sha256.h"
+
 namespace gs::data {
 
 class SegmentStream::Buf final : public std::streambuf {
@@ -72,5 +74,16 @@ Result<std::unique_ptr<SegmentStream>> SegmentStream::open(const std::string& pa
 
 int64_t SegmentStream::position() const { return buf_->position(); }
 Status SegmentStream::error() const { return buf_->error(); }
+
+Result<std::string> rangeSha256(const std::string& path, int64_t begin, int64_t end) {
+  auto in = SegmentStream::open(path, {{begin, end - begin}});
+  if (!in.isOk()) return in.status();
+  Sha256 h;
+  std::vector<char> buf(1 << 16);
+  while (in.value()->read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.value()->gcount() > 0)
+    h.update(buf.data(), static_cast<size_t>(in.value()->gcount()));
+  if (Status s = in.value()->error(); !s.isOk()) return s;
+  return h.hexDigest();
+}
 
 }  // namespace gs::data

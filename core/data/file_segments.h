@@ -32,4 +32,7 @@ class SegmentStream : public std::istream {
   std::unique_ptr<Buf> buf_;
 };
 
+// SHA-256 of the bytes [begin, end) of a file.
+Result<std::string> rangeSha256(const std::string& path, int64_t begin, int64_t end);
+
 }  // namespace gs::data

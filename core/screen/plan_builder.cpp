@@ -33,17 +33,6 @@ std::string utcNow() {
   return buf;
 }
 
-Result<std::string> rangeSha256(const std::string& path, int64_t begin, int64_t end) {
-  auto in = data::SegmentStream::open(path, {{begin, end - begin}});
-  if (!in.isOk()) return in.status();
-  Sha256 h;
-  std::vector<char> buf(1 << 16);
-  while (in.value()->read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.value()->gcount() > 0)
-    h.update(buf.data(), static_cast<size_t>(in.value()->gcount()));
-  if (Status s = in.value()->error(); !s.isOk()) return s;
-  return h.hexDigest();
-}
-
 Result<InputFingerprint> fingerprint(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
@@ -95,7 +84,7 @@ Status addShards(Plan& plan, int input, const std::vector<Boundary>& b, int64_t 
     s.end = b[at + static_cast<size_t>(n)].offset;
     s.first_row = b[at].rows + 1;
     s.rows = b[at + static_cast<size_t>(n)].rows - b[at].rows;
-    auto sha = rangeSha256(plan.inputs[static_cast<size_t>(input)].path, s.begin, s.end);
+    auto sha = data::rangeSha256(plan.inputs[static_cast<size_t>(input)].path, s.begin, s.end);
     if (!sha.isOk()) return sha.status();
     s.sha256 = sha.value();
     plan.shards.push_back(s);

@@ -93,13 +93,21 @@ Result<RangeReader> openRange(const Plan& plan, const Shard& s, const Range& r) 
   return out;
 }
 
-Status checkInput(const Plan& plan, const Shard& s) {
+// The input is the file the plan describes: same size and time, and (when a shard is read from its
+// start) the same bytes in its range.
+Status checkInput(const Plan& plan, const Shard& s, bool whole_range) {
   const InputFingerprint& in = plan.inputs[static_cast<size_t>(s.input)];
   struct stat st {};
   if (::stat(in.path.c_str(), &st) != 0) return {StatusCode::IoError, "input " + in.path + " is gone"};
   const int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   if (st.st_size != in.size || mtime != in.mtime_ns)
     return {StatusCode::InvalidArgument, "input " + in.path + " changed since the plan was made (size or time differ)"};
+  if (!whole_range || s.end < 0) return Status::ok();
+  auto sha = data::rangeSha256(in.path, s.begin, s.end);
+  if (!sha.isOk()) return sha.status();
+  if (sha.value() != s.sha256)
+    return {StatusCode::InvalidArgument, "input " + in.path + " changed since the plan was made (bytes " +
+                                             std::to_string(s.begin) + "-" + std::to_string(s.end) + " differ)"};
   return Status::ok();
 }
 
@@ -274,8 +282,8 @@ Result<WorkResult> runShard(const WorkOptions& o) {
   WorkResult done;
   done.complete = true;
   if (completeReceipt(o.dir, plan_id, o.shard).isOk()) return done;
-  if (Status st = checkInput(plan.value(), s); !st.isOk()) return st;
   const Range r = resolveRange(o, plan.value(), plan_id, s);
+  if (Status st = checkInput(plan.value(), s, r.from_row == s.first_row); !st.isOk()) return st;
   if (s.rows >= 0 && r.from_row >= s.first_row + s.rows && r.to_row == 0) {
     auto complete = completeIfCovered(o.dir, plan_id, plan.value(), o.shard);
     if (!complete.isOk()) return complete.status();

@@ -129,32 +129,29 @@ int maxArraySize() {
   return 1001;
 }
 
-Result<SubmitResult> submitSlurm(const SubmitOptions& o) {
-  std::string plan_id;
-  auto plan = readPlan(o.dir, &plan_id);
-  if (!plan.isOk()) return plan.status();
-  SubmitResult result;
-  const auto pending = pendingShards(o.dir, plan_id, plan.value());
-  result.pending_shards = static_cast<int>(pending.size());
-  const int per_task = o.shards_per_task > 0 ? o.shards_per_task : defaultShardsPerTask(plan.value());
-  const std::string sub = submissionDir(o.dir);
-  const size_t max_tasks = static_cast<size_t>(o.dry_run ? 1001 : maxArraySize());
+namespace {
+
+std::vector<std::string> blocksOf(const std::vector<int>& shards, int per_task) {
   std::vector<std::string> blocks;
-  for (size_t i = 0; i < pending.size(); i += static_cast<size_t>(per_task)) {
+  for (size_t i = 0; i < shards.size(); i += static_cast<size_t>(per_task)) {
     std::string line;
-    for (size_t j = i; j < std::min(pending.size(), i + static_cast<size_t>(per_task)); ++j)
-      line += (j > i ? "," : "") + std::to_string(pending[j]);
+    for (size_t j = i; j < std::min(shards.size(), i + static_cast<size_t>(per_task)); ++j)
+      line += (j > i ? "," : "") + std::to_string(shards[j]);
     blocks.push_back(line);
   }
-  result.tasks = static_cast<int>(blocks.size());
+  return blocks;
+}
+
+// One array per MaxArraySize blocks; each task runs the shards on its line of the block file.
+Status submitArrays(const SubmitOptions& o, const std::string& sub, const std::vector<std::string>& blocks,
+                    SubmitResult& result) {
+  const size_t max_tasks = static_cast<size_t>(o.dry_run ? 1001 : maxArraySize());
   for (size_t a = 0; a * max_tasks < blocks.size(); ++a) {
     const std::string base = sub + "/array-" + std::to_string(a);
-    std::ofstream(base + ".blocks") << [&] {
-      std::string text;
-      for (size_t b = a * max_tasks; b < std::min(blocks.size(), (a + 1) * max_tasks); ++b) text += blocks[b] + "\n";
-      return text;
-    }();
-    const size_t count = std::min(blocks.size(), (a + 1) * max_tasks) - a * max_tasks;
+    const size_t first = a * max_tasks, count = std::min(blocks.size(), first + max_tasks) - first;
+    std::ofstream list(base + ".blocks");
+    for (size_t b = first; b < first + count; ++b) list << blocks[b] << "\n";
+    list.close();
     const std::string body = "#SBATCH --job-name=gs-screen\n#SBATCH --output=" + sub + "/%A_%a.out\n"
                              "#SBATCH --signal=B:USR1@120\n"
                              "exec" + joinQuoted({o.cli, "screen", "run", o.dir, "--slurm-array", "--blocks", base + ".blocks",
@@ -168,7 +165,11 @@ Result<SubmitResult> submitSlurm(const SubmitOptions& o) {
     if (!id.isOk()) return id.status();
     result.array_jobs.push_back(id.value());
   }
-  if (!o.merge) return result;
+  return Status::ok();
+}
+
+// `screen merge` after every array (afterany: a merge with shards missing says which).
+Status submitMerge(const SubmitOptions& o, const std::string& sub, SubmitResult& result) {
   std::vector<std::string> merge{o.cli, "screen", "merge", o.dir};
   merge.insert(merge.end(), o.merge_args.begin(), o.merge_args.end());
   const std::string script = sub + "/merge.sh";
@@ -176,7 +177,7 @@ Result<SubmitResult> submitSlurm(const SubmitOptions& o) {
       !s.isOk())
     return s;
   result.scripts.push_back(script);
-  if (o.dry_run) return result;
+  if (o.dry_run) return Status::ok();
   std::vector<std::string> args;
   if (!result.array_jobs.empty()) {
     std::string dep = "--dependency=afterany";
@@ -187,6 +188,24 @@ Result<SubmitResult> submitSlurm(const SubmitOptions& o) {
   auto id = sbatch(args, script);
   if (!id.isOk()) return id.status();
   result.merge_job = id.value();
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<SubmitResult> submitSlurm(const SubmitOptions& o) {
+  std::string plan_id;
+  auto plan = readPlan(o.dir, &plan_id);
+  if (!plan.isOk()) return plan.status();
+  SubmitResult result;
+  const auto pending = pendingShards(o.dir, plan_id, plan.value());
+  result.pending_shards = static_cast<int>(pending.size());
+  const auto blocks = blocksOf(pending, o.shards_per_task > 0 ? o.shards_per_task : defaultShardsPerTask(plan.value()));
+  result.tasks = static_cast<int>(blocks.size());
+  const std::string sub = submissionDir(o.dir);
+  if (Status s = submitArrays(o, sub, blocks, result); !s.isOk()) return s;
+  if (o.merge)
+    if (Status s = submitMerge(o, sub, result); !s.isOk()) return s;
   return result;
 }
 

@@ -122,6 +122,89 @@ bool bisect(const SuperviseOptions& o, int shard, int64_t from, int64_t to, cons
 
 bool quarantineShard(const SuperviseOptions& o, int shard, const std::string& why);
 
+namespace {
+
+// One supervision: the queue of shards, the running children and their slots.
+class Supervision {
+ public:
+  Supervision(const SuperviseOptions& o, std::deque<int> queue)
+      : o_(o), queue_(std::move(queue)), busy_(static_cast<size_t>(std::max(1, o.parallel)), false) {}
+
+  Status run(SuperviseResult& result) {
+    for (;;) {
+      forwardStop();
+      if (Status s = launch(result); !s.isOk()) return s;
+      if (running_.empty()) break;
+      int status = 0;
+      const pid_t pid = waitChild(&status, [this] { forwardStop(); });
+      if (pid < 0) break;
+      reap(pid, status, result);
+    }
+    result.stopped = result.stopped || stop_sent_;
+    return Status::ok();
+  }
+
+ private:
+  void forwardStop() {
+    if (stop_sent_ || !o_.stop || !o_.stop()) return;
+    stop_sent_ = true;
+    for (const auto& [pid, child] : running_) ::kill(pid, SIGUSR1);
+  }
+
+  Status launch(SuperviseResult& result) {
+    while (!stop_sent_ && !queue_.empty() && static_cast<int>(running_.size()) < o_.parallel) {
+      const int shard = queue_.front();
+      queue_.pop_front();
+      if (failedAttempts(o_.dir, shard) >= o_.max_attempts) {
+        ++result.quarantined;
+        if (quarantineShard(o_, shard, last_failure_[shard])) ++result.done;
+        else ++result.failed;
+        continue;
+      }
+      size_t slot = 0;
+      while (busy_[slot]) ++slot;
+      Child c{shard, static_cast<int>(slot), attemptToken()};
+      markAttempt(o_.dir, shard, c.token, false);
+      const pid_t pid = spawnWorker(o_, {"--shard", std::to_string(shard)}, c.slot, logPath(o_, shard, c.token));
+      if (pid < 0) return {StatusCode::IoError, "cannot start " + o_.worker + ": " + std::strerror(errno)};
+      busy_[slot] = true;
+      running_[pid] = c;
+    }
+    return Status::ok();
+  }
+
+  void reap(pid_t pid, int status, SuperviseResult& result) {
+    auto it = running_.find(pid);
+    if (it == running_.end()) return;
+    const Child c = it->second;
+    running_.erase(it);
+    busy_[static_cast<size_t>(c.slot)] = false;
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (code == kWorkComplete || code == kWorkStopped) markAttempt(o_.dir, c.shard, c.token, true);
+    if (code == kWorkComplete) {
+      ++result.done;
+    } else if (code == kWorkStopped) {
+      result.stopped = true;
+    } else if (code == kWorkFatal) {
+      ++result.failed;
+      result.errors.push_back("shard " + std::to_string(c.shard) + ": " + describe(status) + " (see its log in " + o_.dir + "/logs)");
+    } else {
+      last_failure_[c.shard] = describe(status);
+      if (o_.note) o_.note("shard " + std::to_string(c.shard) + " failed: " + describe(status));
+      queue_.push_back(c.shard);
+    }
+  }
+
+  const SuperviseOptions& o_;
+  std::deque<int> queue_;
+  std::vector<bool> busy_;
+  std::map<pid_t, Child> running_;
+  std::map<int, std::string> last_failure_;
+  bool stop_sent_ = false;
+};
+
+}  // namespace
+
 Result<SuperviseResult> supervise(const SuperviseOptions& options) {
   std::string plan_id;
   auto plan = readPlan(options.dir, &plan_id);
@@ -138,60 +221,8 @@ Result<SuperviseResult> supervise(const SuperviseOptions& options) {
     if (completeReceipt(o.dir, plan_id, id).isOk()) ++result.done;
     else queue.push_back(id);
   }
-  std::map<pid_t, Child> running;
-  std::vector<bool> busy(static_cast<size_t>(std::max(1, o.parallel)), false);
-  std::map<int, std::string> last_failure;
-  bool stop_sent = false;
-  auto forwardStop = [&] {
-    if (stop_sent || !o.stop || !o.stop()) return;
-    stop_sent = true;
-    for (const auto& [pid, child] : running) ::kill(pid, SIGUSR1);
-  };
-  for (;;) {
-    forwardStop();
-    while (!stop_sent && !queue.empty() && static_cast<int>(running.size()) < o.parallel) {
-      const int shard = queue.front();
-      queue.pop_front();
-      if (failedAttempts(o.dir, shard) >= o.max_attempts) {
-        ++result.quarantined;
-        if (quarantineShard(o, shard, last_failure[shard])) ++result.done;
-        else ++result.failed;
-        continue;
-      }
-      size_t slot = 0;
-      while (busy[slot]) ++slot;
-      Child c{shard, static_cast<int>(slot), attemptToken()};
-      markAttempt(o.dir, shard, c.token, false);
-      const pid_t pid = spawnWorker(o, {"--shard", std::to_string(shard)}, c.slot, logPath(o, shard, c.token));
-      if (pid < 0) return Status{StatusCode::IoError, "cannot start " + o.worker + ": " + std::strerror(errno)};
-      busy[slot] = true;
-      running[pid] = c;
-    }
-    if (running.empty()) break;
-    int status = 0;
-    const pid_t pid = waitChild(&status, forwardStop);
-    if (pid < 0) break;
-    auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const Child c = it->second;
-    running.erase(it);
-    busy[static_cast<size_t>(c.slot)] = false;
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    if (code == kWorkComplete || code == kWorkStopped) markAttempt(o.dir, c.shard, c.token, true);
-    if (code == kWorkComplete) {
-      ++result.done;
-    } else if (code == kWorkStopped) {
-      result.stopped = true;
-    } else if (code == kWorkFatal) {
-      ++result.failed;
-      result.errors.push_back("shard " + std::to_string(c.shard) + ": " + describe(status) + " (see its log in " + o.dir + "/logs)");
-    } else {
-      last_failure[c.shard] = describe(status);
-      if (o.note) o.note("shard " + std::to_string(c.shard) + " failed: " + describe(status));
-      queue.push_back(c.shard);
-    }
-  }
-  result.stopped = result.stopped || stop_sent;
+  Supervision supervision(o, std::move(queue));
+  if (Status s = supervision.run(result); !s.isOk()) return s;
   return result;
 }
 

@@ -6,7 +6,7 @@
 # shards. Needs openmpi-bin and slurm-wlm + munge (scripts/setup-deps.sh installs them).
 set -euo pipefail
 cli=$1; mpi=$2
-rows=${GS_SCREEN_TEST_ROWS:-3000}
+rows=${GS_SCREEN_TEST_ROWS:-5000}
 nci=/usr/share/RDKit/Data/NCI
 tmp=$(mktemp -d)
 started_munge=0
@@ -22,11 +22,14 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-{ head -n $((rows / 2)) "$nci/first_5K.smi"; echo "not_a_smiles bad"; echo ""
-  sed -n "$((rows / 2 + 1)),$((rows - 2))p" "$nci/first_5K.smi"; } > "$tmp/lib.smi"
-"$cli" predict --threads 1 --input "$tmp/lib.smi" --output "$tmp/pred.csv" --quiet 2> /dev/null
-same() {  # $1 screen dir: merged output == predict
-  zcat "$1/merged/predictions.csv.gz" | cmp - "$tmp/pred.csv" || { echo "$1: merged output differs from predict"; exit 1; }
+source "$(dirname "$0")/screen_inputs.sh"
+make_screen_inputs "$tmp" "$rows"
+formats="lib.smi lib.smi.gz lib.csv lib.sdf"
+for f in $formats; do
+  "$cli" predict --threads 1 --input "$tmp/$f" --output "$tmp/$f.pred.csv" --quiet 2> /dev/null
+done
+same() {  # $1 screen dir, $2 input name: merged output == predict
+  zcat "$1/merged/predictions.csv.gz" | cmp - "$tmp/$2.pred.csv" || { echo "$1: merged output differs from predict"; exit 1; }
 }
 finished() { ls "$1"/receipts/000/ 2> /dev/null | grep -E '^[0-9]+\.json$' | sort; }
 wait_for_receipt() {
@@ -45,11 +48,17 @@ mpirun_() {
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_warn_on_fork=0 \
     mpirun --oversubscribe -np 3 --mca btl self,vader --mca btl_vader_single_copy_mechanism none "$@"
 }
-"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/mpi" --shards 5 2> /dev/null
-mpirun_ "$mpi" "$tmp/mpi" --worker "$cli" 2> "$tmp/mpi.txt" || { cat "$tmp/mpi.txt"; exit 1; }
-"$cli" screen merge "$tmp/mpi" 2> /dev/null
-same "$tmp/mpi"
-echo "mpi: 3 ranks, merged output identical to predict"
+for f in $formats; do
+  "$cli" screen plan --input "$tmp/$f" --out "$tmp/mpi.$f" --shards 5 2> /dev/null
+  if [ "$f" = lib.csv ]; then  # the `screen run --mpi` form
+    mpirun_ "$cli" screen run "$tmp/mpi.$f" --mpi 2> "$tmp/mpi.txt" || { cat "$tmp/mpi.txt"; exit 1; }
+  else
+    mpirun_ "$mpi" "$tmp/mpi.$f" --worker "$cli" 2> "$tmp/mpi.txt" || { cat "$tmp/mpi.txt"; exit 1; }
+  fi
+  "$cli" screen merge "$tmp/mpi.$f" 2> /dev/null
+  same "$tmp/mpi.$f" "$f"
+done
+echo "mpi: 3 ranks, merged output identical to predict for $formats"
 
 "$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/mpikill" --shards 5 2> /dev/null
 mpirun_ "$mpi" "$tmp/mpikill" --worker "$cli" > /dev/null 2>&1 &
@@ -62,7 +71,7 @@ snapshot "$tmp/mpikill" > "$tmp/mpikill.sums"
 mpirun_ "$mpi" "$tmp/mpikill" --worker "$cli" 2> "$tmp/mpi2.txt" || { cat "$tmp/mpi2.txt"; exit 1; }
 unchanged "$tmp/mpikill" "$tmp/mpikill.sums"
 "$cli" screen merge "$tmp/mpikill" 2> /dev/null
-same "$tmp/mpikill"
+same "$tmp/mpikill" lib.smi
 echo "mpi: rank killed after $(wc -l < "$tmp/mpikill.sums") shard(s); re-run resumed, identical to predict"
 
 # ---- Slurm: one node on loopback.
@@ -116,13 +125,17 @@ wait_jobs() {  # until none of this test's jobs is left
   echo "slurm jobs did not finish"; squeue; exit 1
 }
 
-"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/slurmrun" --shards 5 2> /dev/null
-"$cli" screen submit "$tmp/slurmrun" --slurm --shards-per-task 2 2> "$tmp/submit.txt" > /dev/null \
-  || { cat "$tmp/submit.txt"; exit 1; }
-grep -q "5 shard(s) without a receipt in 3 array task(s)" "$tmp/submit.txt" || { cat "$tmp/submit.txt"; exit 1; }
+for f in $formats; do
+  "$cli" screen plan --input "$tmp/$f" --out "$tmp/slurm.$f" --shards 5 2> /dev/null
+  "$cli" screen submit "$tmp/slurm.$f" --slurm --shards-per-task 2 2> "$tmp/submit.txt" > /dev/null \
+    || { cat "$tmp/submit.txt"; exit 1; }
+  expected="5 shard(s) without a receipt in 3 array task(s)"
+  [ "$f" = lib.smi.gz ] && expected="1 shard(s) without a receipt in 1 array task(s)"  # compressed: one shard
+  grep -q "$expected" "$tmp/submit.txt" || { cat "$tmp/submit.txt"; exit 1; }
+done
 wait_jobs
-same "$tmp/slurmrun"
-echo "slurm: array of 3 tasks + dependent merge, identical to predict"
+for f in $formats; do same "$tmp/slurm.$f" "$f"; done
+echo "slurm: arrays + dependent merges, identical to predict for $formats"
 
 # A cancelled array (a failed allocation, a walltime) is resumed by submitting again.
 "$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/slurmkill" --shards 5 2> /dev/null
@@ -136,5 +149,5 @@ left=$((5 - $(wc -l < "$tmp/slurmkill.sums")))
 grep -q "^screen: $left shard(s) without a receipt" "$tmp/submit2.txt" || { cat "$tmp/submit2.txt"; exit 1; }
 wait_jobs
 unchanged "$tmp/slurmkill" "$tmp/slurmkill.sums"
-same "$tmp/slurmkill"
+same "$tmp/slurmkill" lib.smi
 echo "slurm: cancelled after $(wc -l < "$tmp/slurmkill.sums") shard(s); resubmission ran the other $left, identical to predict"
