@@ -129,7 +129,8 @@ int workCommand(int argc, char** argv) {
   auto result = screen::runShard(o);
   if (!result.isOk()) {
     fail(result.status().toString());
-    return result.status().code() == StatusCode::InvalidArgument ? screen::kWorkFatal : 1;
+    const StatusCode code = result.status().code();
+    return code == StatusCode::InvalidArgument || code == StatusCode::MalformedRecord ? screen::kWorkFatal : 1;
   }
   std::cerr << "screen: shard " << shard << ": " << result->rows << " rows committed"
             << (result->complete ? ", shard complete" : "") << (result->duplicate ? " (a duplicate: another attempt was first)" : "")

@@ -7,6 +7,11 @@
 
 namespace gs::ui {
 
+bool hasColumns(const QString& path) {
+  const auto format = data::formatFromPath(path.toStdString());
+  return format.isOk() && (format.value() == data::FileFormat::Csv || format.value() == data::FileFormat::Tsv);
+}
+
 void askColumns(QWidget* parent, const QString& path, QString* smiles_column, QString* id_column) {
   data::ReaderOptions ro;
   auto reader = data::openReader(path.toStdString(), ro);

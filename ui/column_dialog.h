@@ -7,6 +7,9 @@ class QWidget;
 
 namespace gs::ui {
 
+// Whether the file is a table with named columns (CSV/TSV, compressed or not).
+bool hasColumns(const QString& path);
+
 void askColumns(QWidget* parent, const QString& path, QString* smiles_column, QString* id_column);
 
 }  // namespace gs::ui

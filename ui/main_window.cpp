@@ -410,8 +410,7 @@ void MainWindow::setInputFile(const QString& path) {
     input_->setPlaceholderText(tr("Paste SMILES here, one per line, optionally followed by a name."));
     return;
   }
-  if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive) || path.endsWith(QLatin1String(".tsv"), Qt::CaseInsensitive))
-    chooseColumns(path);
+  if (hasColumns(path)) chooseColumns(path);
   input_->blockSignals(true);
   input_->clear();
   input_->blockSignals(false);
@@ -423,7 +422,7 @@ void MainWindow::setInputFile(const QString& path) {
 
 void MainWindow::openMolecules() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open molecules"), QSettings().value(QStringLiteral("input/dir")).toString(),
-                                                    tr("Molecules (*.smi *.csv *.tsv *.sdf);;All files (*)"));
+                                                    tr("Molecules (*.smi *.csv *.tsv *.sdf *.cxsmiles *.gz *.bz2 *.zst);;All files (*)"));
   if (path.isEmpty()) return;
   QSettings().setValue(QStringLiteral("input/dir"), QFileInfo(path).absolutePath());
   setInputFile(path);

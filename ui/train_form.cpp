@@ -209,7 +209,7 @@ void TrainForm::refreshModelControls() {
 
 void TrainForm::openFile() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Labelled molecules"), {},
-                                                    tr("Molecules with values (*.csv *.tsv *.sdf);;All files (*)"));
+                                                    tr("Molecules with values (*.csv *.tsv *.sdf *.gz *.bz2 *.zst);;All files (*)"));
   if (!path.isEmpty()) setInputFile(path);
 }
 

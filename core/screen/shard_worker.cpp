@@ -98,7 +98,7 @@ Result<RangeReader> openRange(const Plan& plan, const Shard& s, const Range& r) 
 Status checkInput(const Plan& plan, const Shard& s, bool whole_range) {
   const InputFingerprint& in = plan.inputs[static_cast<size_t>(s.input)];
   struct stat st {};
-  if (::stat(in.path.c_str(), &st) != 0) return {StatusCode::IoError, "input " + in.path + " is gone"};
+  if (::stat(in.path.c_str(), &st) != 0) return {StatusCode::InvalidArgument, "input " + in.path + " is gone (moved or deleted since the plan was made)"};
   const int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   if (st.st_size != in.size || mtime != in.mtime_ns)
     return {StatusCode::InvalidArgument, "input " + in.path + " changed since the plan was made (size or time differ)"};
@@ -304,8 +304,9 @@ Result<WorkResult> runShard(const WorkOptions& o) {
   if (!out.file->isOpen()) return out.file->openStatus();
   Loop loop = runLoop(predictor.get(), plan.value(), s, r, in.value(), out, o);
   loop.seconds.total = since(start);
-  if (Status st = in->error(); !st.isOk())
-    return Status{st.code(), plan->inputs[static_cast<size_t>(s.input)].path + ": " + st.message()};
+  if (Status st = in->error(); !st.isOk())  // damaged input: fatal, retrying reads the same bytes
+    return Status{StatusCode::MalformedRecord, plan->inputs[static_cast<size_t>(s.input)].path + ": " + st.message() +
+                                                   " (the file is damaged: replace it and plan again)"};
   return commit(o, plan_id, plan.value(), r, loop, out, predictor.get(), started);
 }
 

@@ -52,8 +52,8 @@ Result<ScreenStatus> screenStatus(const std::string& dir, int processes, int max
 
 void printStatus(std::ostream& out, const ScreenStatus& s) {
   out << std::fixed << std::setprecision(1);
-  out << "shards: " << s.done << " done, " << s.pending << " pending (" << s.with_failures << " with failed attempts, "
-      << s.quarantined << " quarantined for bisection) of " << s.shards << "\n";
+  out << "shards: " << s.done << " done, " << s.pending << " pending of " << s.shards << " (" << s.with_failures
+      << " with attempts that did not end: running now, or failed; " << s.quarantined << " at the limit, bisected next run)\n";
   out << "rows: " << s.rows_done << " done" << (s.rows_total >= 0 ? " of " + std::to_string(s.rows_total) : "") << "\n";
   for (const auto& [k, v] : s.by_status) out << "  " << k << ": " << v << "\n";
   out << "rate: " << s.rate << " molecules/s per process, " << s.rate_per_thread << " per thread\n";

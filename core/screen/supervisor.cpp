@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <fstream>
 #include <map>
 
 #include "screen/devices.h"
@@ -90,6 +91,15 @@ int runWorker(const SuperviseOptions& o, int shard, const std::vector<std::strin
   return status;
 }
 
+// The worker's last message (its error), from its log.
+std::string lastLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  return last;
+}
+
 bool workerOk(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == kWorkComplete; }
 
 std::string describe(int status) {
@@ -107,6 +117,11 @@ bool bisect(const SuperviseOptions& o, int shard, int64_t from, int64_t to, cons
   if (o.stop && o.stop()) return false;
   const int status = runWorker(o, shard, rangeArgs(shard, from, to));
   if (workerOk(status)) return true;
+  if (!WIFSIGNALED(status)) {  // an error, not a crash: halving the range cannot help
+    if (o.note) o.note("shard " + std::to_string(shard) + ": rows " + std::to_string(from) + "-" + std::to_string(to - 1) +
+                       " failed with " + describe(status) + " (see the shard's log)");
+    return false;
+  }
   if (to - from <= 1) {
     auto args = rangeArgs(shard, from, to);
     args.insert(args.end(), {"--mark-crashed", "the worker crashed on this molecule in every attempt (" + why +
@@ -187,7 +202,11 @@ class Supervision {
       result.stopped = true;
     } else if (code == kWorkFatal) {
       ++result.failed;
-      result.errors.push_back("shard " + std::to_string(c.shard) + ": " + describe(status) + " (see its log in " + o_.dir + "/logs)");
+      result.errors.push_back("shard " + std::to_string(c.shard) + ": " + lastLine(logPath(o_, c.shard, c.token)));
+    } else if (!WIFSIGNALED(status) && ++errors_[c.shard] >= o_.max_attempts) {
+      ++result.failed;  // the same error every time: retrying or bisecting cannot help
+      result.errors.push_back("shard " + std::to_string(c.shard) + ": " + describe(status) + " in " +
+                              std::to_string(o_.max_attempts) + " attempts (see its log in " + o_.dir + "/logs)");
     } else {
       last_failure_[c.shard] = describe(status);
       if (o_.note) o_.note("shard " + std::to_string(c.shard) + " failed: " + describe(status));
@@ -200,6 +219,7 @@ class Supervision {
   std::vector<bool> busy_;
   std::map<pid_t, Child> running_;
   std::map<int, std::string> last_failure_;
+  std::map<int, int> errors_;  // attempts per shard that ended with an error exit (not a crash)
   bool stop_sent_ = false;
 };
 

@@ -36,6 +36,17 @@ grep -q ",syntax_error," "$tmp/lib.csv.pred.csv" || { echo "no syntax_error row 
 "$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/s1" --shards 1 2> /dev/null
 "$cli" screen run "$tmp/s1" --shard 0 2> /dev/null
 expect_same "$tmp/s1" "$tmp/lib.smi.pred.csv"
+# Uncompressed output: the merged CSV is byte-identical to predict's as it is.
+"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/plain" --shards 3 --output-codec none 2> /dev/null
+"$cli" screen run "$tmp/plain" --local 2 2> /dev/null
+"$cli" screen merge "$tmp/plain" --output "$tmp/plain.csv" 2> /dev/null
+cmp "$tmp/plain.csv" "$tmp/lib.smi.pred.csv" || { echo "uncompressed merge differs from predict"; exit 1; }
+# A damaged (truncated) compressed input: the shard fails at once with a specific error, no retries.
+head -c $(( $(stat -c %s "$tmp/lib.smi.gz") / 2 )) "$tmp/lib.smi.gz" > "$tmp/cut.smi.gz"
+"$cli" screen plan --input "$tmp/cut.smi.gz" --out "$tmp/cut" 2> /dev/null
+if "$cli" screen run "$tmp/cut" 2> "$tmp/err.txt"; then echo "a damaged input passed"; exit 1; fi
+grep -q "shard 0: .*truncated gzip data.*the file is damaged" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
+[ "$(ls "$tmp"/cut/logs/000 | wc -l)" = 1 ] || { echo "a damaged input was retried"; exit 1; }
 # A plan is immutable.
 if "$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/s1" --shards 2 2> "$tmp/err.txt"; then echo "plan replaced"; exit 1; fi
 grep -q "already holds a plan" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
