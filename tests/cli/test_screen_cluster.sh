@@ -89,7 +89,7 @@ fi
 port=$((20000 + RANDOM % 20000))
 cat > "$tmp/slurm/slurm.conf" <<CONF
 ClusterName=gsci
-SlurmctldHost=localhost
+SlurmctldHost=localhost(127.0.0.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 SlurmUser=$user
@@ -115,13 +115,26 @@ MinJobAge=600
 NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=1000 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
+# slurmd 22.05 always loads a cgroup plugin; in a chroot or container without a cgroup filesystem
+# it refuses to start. Jobs here need no cgroups (proctrack/linuxproc, task/none), so point the v1
+# plugin at an empty directory (CgroupMountpoint is meant for testing).
+case "$(stat -f -c %T /sys/fs/cgroup 2> /dev/null)" in
+  cgroup2fs|cgroupfs|tmpfs) ;;
+  *) mkdir -p "$tmp/slurm/cgroup"
+     printf 'CgroupPlugin=cgroup/v1\nCgroupMountpoint=%s\nCgroupAutomount=no\n' "$tmp/slurm/cgroup" > "$tmp/slurm/cgroup.conf" ;;
+esac
 export SLURM_CONF=$tmp/slurm/slurm.conf
-slurmctld -f "$SLURM_CONF"
-slurmd -N localhost -f "$SLURM_CONF"
+slurmctld -f "$SLURM_CONF" || { echo "slurmctld did not start"; tail -5 "$tmp"/slurm/*.log; exit 1; }
+slurmd -N localhost -f "$SLURM_CONF" || { echo "slurmd did not start"; tail -5 "$tmp"/slurm/*.log; exit 1; }
 for _ in $(seq 1 300); do [ "$(sinfo -h -o %T 2> /dev/null | head -1)" = idle ] && break; sleep 0.1; done
-[ "$(sinfo -h -o %T | head -1)" = idle ] || { echo "slurm did not come up"; cat "$tmp"/slurm/*.log; exit 1; }
+[ "$(sinfo -h -o %T | head -1)" = idle ] || { echo "slurm did not come up"; tail -5 "$tmp"/slurm/*.log; exit 1; }
 wait_jobs() {  # until none of this test's jobs is left
-  for _ in $(seq 1 1800); do [ -z "$(squeue -h -o %i 2> /dev/null)" ] && return 0; sleep 0.2; done
+  local left
+  for _ in $(seq 1 1800); do
+    left=$(squeue -h -o %i) || { echo "squeue failed"; exit 1; }
+    [ -z "$left" ] && return 0
+    sleep 0.2
+  done
   echo "slurm jobs did not finish"; squeue; exit 1
 }
 
