@@ -7,6 +7,7 @@
 #include "common/atomic_file.h"
 #include "common/compression.h"
 #include "common/json_writer.h"
+#include "common/sha256.h"
 #include "data/csv_writer.h"
 #include "jobs/output_check.h"
 #include "screen/layout.h"
@@ -18,22 +19,25 @@ Status shardError(int shard, const std::string& why) {
   return {StatusCode::InvalidArgument, "shard " + std::to_string(shard) + ": " + why};
 }
 
-Status verifyPiece(const std::string& dir, int shard, const Piece& piece) {
-  std::string sha;
+// Copies a piece into the output, checking its SHA-256 on the way (one read per piece): the output
+// is a temporary file until every piece matched, so a mismatch leaves nothing behind.
+Status appendVerified(const std::string& dir, int shard, const Piece& piece, std::ostream& out) {
+  std::ifstream in(dir + "/" + piece.file, std::ios::binary);
+  if (!in) return shardError(shard, "output piece " + piece.file + " is missing");
+  Sha256 h;
+  std::vector<char> buf(1 << 16);
   int64_t bytes = 0;
-  if (Status s = fileChecksum(dir + "/" + piece.file, &sha, &bytes); !s.isOk())
-    return shardError(shard, "output piece " + piece.file + " is missing");
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+    h.update(buf.data(), static_cast<size_t>(in.gcount()));
+    out.write(buf.data(), in.gcount());
+    bytes += in.gcount();
+  }
+  if (!out) return {StatusCode::IoError, "error writing the merged output (disk full?)"};
+  const std::string sha = h.hexDigest();
   if (bytes != piece.bytes || sha != piece.sha256)
     return shardError(shard, "output piece " + piece.file + " differs from its receipt (SHA-256 " + sha +
                                  ", receipt says " + piece.sha256 + "): delete the shard's receipt and run it again");
   return Status::ok();
-}
-
-Status appendFile(const std::string& path, std::ostream& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {StatusCode::IoError, "cannot read " + path};
-  out << in.rdbuf();
-  return out ? Status::ok() : Status{StatusCode::IoError, "error writing the merged output"};
 }
 
 void writeRecord(const std::string& path, const Plan& plan, const std::string& plan_id, const MergeSummary& m,
@@ -74,7 +78,6 @@ Result<Receipt> verifiedShard(const std::string& dir, const std::string& plan_id
     if (p.first_row != next) return shardError(shard, "its pieces leave a gap at row " + std::to_string(next));
     next += p.rows;
     rows += p.rows;
-    if (Status st = verifyPiece(dir, shard, p); !st.isOk()) return st;
   }
   if (s.rows >= 0 && rows != s.rows)
     return shardError(shard, "has " + std::to_string(rows) + " rows, the plan says " + std::to_string(s.rows));
@@ -110,7 +113,7 @@ Result<MergeSummary> mergeScreen(const MergeOptions& o) {
   }
   for (const auto& r : receipts) {
     for (const auto& p : r.pieces)
-      if (Status s = appendFile(o.dir + "/" + p.file, file.stream()); !s.isOk()) return s;
+      if (Status s = appendVerified(o.dir, r.shard, p, file.stream()); !s.isOk()) return s;
     m.rows += r.rows_out;
     for (const auto& [k, v] : r.by_status) m.by_status[k] += v;
     m.seconds += r.seconds;

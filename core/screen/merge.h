@@ -33,7 +33,8 @@ struct MergeSummary {
   std::vector<HitList> hit_lists;
 };
 
-// Checks one shard's receipt and pieces; the receipt when they are valid.
+// Checks one shard's receipt against the plan (plan id, model, rows, pieces without gaps); the
+// pieces' checksums are checked while merge copies them.
 Result<Receipt> verifiedShard(const std::string& dir, const std::string& plan_id, const Plan& plan, int shard);
 Result<MergeSummary> mergeScreen(const MergeOptions& options);
 
