@@ -68,20 +68,22 @@ print("top 50 by gap_ev (sigma < 0.5) equals a full sort; CSV, SQLite and SDF ag
 PY
 
 # A flipped byte in a piece: merge refuses and names the shard.
+nshards=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['shards']))" "$tmp/lib.smi.s7/plan.json")
+last=$((nshards - 1)); mid=$((nshards / 2))
 cp -r "$tmp/lib.smi.s7" "$tmp/flip"
-piece=$(ls "$tmp"/flip/shards/000/3.*.csv.gz)
+piece=$(ls "$tmp"/flip/shards/000/$last.*.csv.gz)
 python3 - "$piece" <<'PY'
 import sys
 b = bytearray(open(sys.argv[1], "rb").read()); b[len(b) // 2] ^= 0x01; open(sys.argv[1], "wb").write(b)
 PY
 rm -f "$tmp/flip/merged/"*
 if "$cli" screen merge "$tmp/flip" 2> "$tmp/err.txt"; then echo "merge took a corrupt piece"; exit 1; fi
-grep -q "shard 3: output piece .* differs from its receipt" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
+grep -q "shard $last: output piece .* differs from its receipt" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
 # A receipt of another model.
 cp -r "$tmp/lib.smi.s7" "$tmp/model"; rm -f "$tmp/model/merged/"*
-sed -i 's/"model_sha256":"[0-9a-f]*"/"model_sha256":"0000"/' "$tmp/model/receipts/000/5.json"
+sed -i 's/"model_sha256":"[0-9a-f]*"/"model_sha256":"0000"/' "$tmp/model/receipts/000/$mid.json"
 if "$cli" screen merge "$tmp/model" 2> "$tmp/err.txt"; then echo "merge mixed models"; exit 1; fi
-grep -q "shard 5: computed with another model" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
+grep -q "shard $mid: computed with another model" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
 
 # Killed mid-run: nothing half-written is taken; re-running skips finished shards.
 "$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/kill" --shards 7 2> /dev/null
