@@ -37,7 +37,7 @@ struct Range {
   int64_t offset = -1;               // byte where from_row starts, when known
 };
 
-Range resolveRange(const WorkOptions& o, const Plan& plan, const std::string& plan_id, const Shard& s) {
+Range resolveRange(const WorkOptions& o, const std::string& plan_id, const Shard& s) {
   Range r;
   r.from_row = s.first_row;
   r.offset = s.end >= 0 ? s.begin : -1;
@@ -51,7 +51,6 @@ Range resolveRange(const WorkOptions& o, const Plan& plan, const std::string& pl
     r.from_row = o.from_row;
   }
   r.to_row = o.to_row;
-  (void)plan;
   return r;
 }
 
@@ -282,7 +281,7 @@ Result<WorkResult> runShard(const WorkOptions& o) {
   WorkResult done;
   done.complete = true;
   if (completeReceipt(o.dir, plan_id, o.shard).isOk()) return done;
-  const Range r = resolveRange(o, plan.value(), plan_id, s);
+  const Range r = resolveRange(o, plan_id, s);
   if (Status st = checkInput(plan.value(), s, r.from_row == s.first_row); !st.isOk()) return st;
   if (s.rows >= 0 && r.from_row >= s.first_row + s.rows && r.to_row == 0) {
     auto complete = completeIfCovered(o.dir, plan_id, plan.value(), o.shard);
