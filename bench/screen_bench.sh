@@ -5,6 +5,8 @@
 # planning, of the workers outside inference (start, receipts) and of merge, and a projection
 # for 10^9 molecules on CPU nodes (a projection from these figures, not a measurement).
 #   bash bench/screen_bench.sh [N=1000000] [CLI=build/app/graphormer-cli] [WORKDIR=$TMPDIR]
+# STEPS="predict screen1 screen2" (the default) picks the runs; a step left out prints "-" (e.g.
+# STEPS=screen2 for the wall time of a large input on 2 cores; merge then runs on its output).
 set -euo pipefail
 n=${1:-1000000}
 cli=$(realpath "${2:-build/app/graphormer-cli}")
@@ -30,18 +32,24 @@ with gzip.open(f"{work}/all.smi.gz", "wt", compresslevel=6) as whole:
 PY
 echo "input: $n molecules, $parts gzip files of $(du -ch "$work"/part*.smi.gz | tail -1 | cut -f1) ($(since "$t") s to make)"
 
-t=$(now)
-"$cli" predict --threads 1 --input "$work/all.smi.gz" --output "$work/predict.csv.gz" --quiet 2> /dev/null
-predict_s=$(since "$t")
+steps=" ${STEPS:-predict screen1 screen2} "
+predict_s=0; plan_s=0; run1_s=0; run2_s=0; last=""
+if [[ $steps == *" predict "* ]]; then
+  t=$(now)
+  "$cli" predict --threads 1 --input "$work/all.smi.gz" --output "$work/predict.csv.gz" --quiet 2> /dev/null
+  predict_s=$(since "$t")
+fi
+for k in 1 2; do
+  [[ $steps == *" screen$k "* ]] || continue
+  t=$(now); "$cli" screen plan --input "$work/part*.smi.gz" --out "$work/s$k" 2> /dev/null; plan_s=$(since "$t")
+  t=$(now); "$cli" screen run "$work/s$k" --local "$k" 2> /dev/null; printf -v "run${k}_s" %s "$(since "$t")"
+  last=$k
+done
+[[ -n $last ]] || { echo "STEPS names no screen run" >&2; exit 2; }
+t=$(now); "$cli" screen merge "$work/s$last" --output "$work/merged.csv.gz" 2> /dev/null; merge_s=$(since "$t")
+merged_mb=$(du -m "$work/merged.csv.gz" | cut -f1)
 
-t=$(now); "$cli" screen plan --input "$work/part*.smi.gz" --out "$work/s1" 2> /dev/null; plan_s=$(since "$t")
-t=$(now); "$cli" screen run "$work/s1" --local 1 2> /dev/null; run1_s=$(since "$t")
-t=$(now); "$cli" screen merge "$work/s1" --output "$work/s1.csv.gz" 2> /dev/null; merge_s=$(since "$t")
-"$cli" screen plan --input "$work/part*.smi.gz" --out "$work/s2" 2> /dev/null
-t=$(now); "$cli" screen run "$work/s2" --local 2 2> /dev/null; run2_s=$(since "$t")
-merged_mb=$(du -m "$work/s1.csv.gz" | cut -f1)
-
-python3 - "$n" "$predict_s" "$plan_s" "$run1_s" "$run2_s" "$merge_s" "$merged_mb" "$work/s1" <<'PY'
+python3 - "$n" "$predict_s" "$plan_s" "$run1_s" "$run2_s" "$merge_s" "$merged_mb" "$work/s$last" <<'PY'
 import glob, json, sys
 n = int(sys.argv[1]); predict, plan, run1, run2, merge = map(float, sys.argv[2:7]); mb = float(sys.argv[7])
 import os, re
@@ -51,15 +59,20 @@ inside = sum(r["seconds"]["total"] for r in receipts)
 stages = {k: sum(r["seconds"][k] for r in receipts) for k in ("read", "featurize", "infer", "write")}
 print(f"| measurement | seconds | molecules/s per core |")
 print(f"|---|---:|---:|")
-print(f"| predict, 1 process, 1 thread | {predict:.1f} | {n / predict:.1f} |")
-print(f"| screen run --local 1 | {run1:.1f} | {n / run1:.1f} |")
-print(f"| screen run --local 2 (2 cores) | {run2:.1f} | {n / run2 / 2:.1f} |")
+def row(name, s, cores):
+    print(f"| {name} | {s:.1f} | {n / s / cores:.1f} |" if s > 0 else f"| {name} | - | - |")
+row("predict, 1 process, 1 thread", predict, 1)
+row("screen run --local 1", run1, 1)
+row("screen run --local 2 (2 cores)", run2, 2)
 print(f"| screen plan (fingerprints + rate probe) | {plan:.1f} | |")
 print(f"| screen merge ({mb:.0f} MB written) | {merge:.1f} | {mb / max(merge, 1e-9):.0f} MB/s |")
-print(f"screen --local 1 per core / predict per core: {predict / run1:.3f}")
-print(f"worker time outside the shard loop (process start, model load, receipts): {run1 - inside:.1f} s of {run1:.1f} s")
+if predict > 0 and run1 > 0:
+    print(f"screen --local 1 per core / predict per core: {predict / run1:.3f}")
+wall, procs = (run1, 1) if run1 > 0 else (run2, 2)
+print(f"worker time outside the shard loop (process start, model load, receipts): "
+      f"{wall * procs - inside:.1f} s of {wall * procs:.1f} process-seconds")
 print("shard time split: " + ", ".join(f"{k} {100 * v / max(inside, 1e-9):.1f} %" for k, v in stages.items()))
-rate = n / run2 / 2
+rate = n / run2 / 2 if run2 > 0 else n / run1
 core_hours = 1e9 / rate / 3600
 print(f"projection (from these figures, not measured) for 10^9 molecules at {rate:.0f} molecules/s per core: "
       f"{core_hours:,.0f} core-hours = {core_hours / 64:,.1f} h on one 64-core node, {core_hours / 64 / 100:,.2f} h on 100; "
