@@ -43,6 +43,13 @@ const char* kUsage =
     "      with receipts (re-running resumes; SIGUSR1/SIGTERM commit and exit 0; a shard that crashes 3 times\n"
     "      is bisected to the rows that crash it), merge verifies every receipt and writes what predict writes.\n"
     "\n"
+    "  serve [MODEL OPTIONS] [TRUST OPTIONS] [--listen 127.0.0.1:8080] [--workers N] [--name NAME]\n"
+    "        [--api-keys FILE] [--admin-keys FILE] [--max-queue-delay-ms 2] [--max-batch-atoms 2048]\n"
+    "        [--queue-molecules 20000] [--timeout-ms 60000] [--drain-timeout 30] [--port-file FILE]\n"
+    "      A prediction server (docs/SERVING.md): POST /v1/predict, the KServe v2 subset (/v2/...),\n"
+    "      GET /v1/status and /metrics. Requests are batched across clients by atom cost; SIGTERM drains,\n"
+    "      SIGHUP reloads the model beside the current one. --batch-size caps molecules per batch (64).\n"
+    "\n"
     "  predict --input FILE --output FILE.csv [MODEL OPTIONS] [INPUT OPTIONS] [TRUST OPTIONS]\n"
     "          [--convention official|hf] [--spatial-pos-max N] [--no-bucketing] [--quiet]\n"
     "      One CSV row per input row, in input order: row,id,smiles,canonical_smiles,status,<outputs>,\n"
@@ -320,5 +327,6 @@ int main(int argc, char** argv) {
   if (command == "bench") return benchCommand(argc, argv);
   if (command == "explain") return explainCommand(argc, argv);
   if (command == "screen") return gs::app::screenCommand(argc, argv);
+  if (command == "serve") return gs::app::serveCommand(argc, argv);
   return fail("unknown command '" + command + "'\n" + kUsage);
 }

@@ -54,6 +54,8 @@ int trainCommand(int argc, char** argv);
 int calibrateCommand(int argc, char** argv);
 // `screen plan|run|work|status|merge` (cli_screen.cpp).
 int screenCommand(int argc, char** argv);
+// `serve` (cli_serve.cpp).
+int serveCommand(int argc, char** argv);
 
 // "a,b,,c" -> {"a", "b", "c"}
 std::vector<std::string> splitList(const std::string& s);
