@@ -114,6 +114,9 @@ QString explainSummary(const std::vector<jobs::ExplainedMolecule>& molecules, co
 }  // namespace
 
 Result<predict::PredictorOptions> toPredictorOptions(const RunSettings& settings, const bundle::ModelSource& model) {
+  if (settings.device == kServerDevice)
+    return Status(StatusCode::InvalidArgument, "explanations, mode comparisons and training run on this computer: "
+                                               "choose cpu or a GPU as the device in Run settings");
   predict::PredictorOptions o;
   o.model = model;
   auto precision = tensor::parsePrecision(settings.precision.toStdString());
@@ -246,6 +249,7 @@ void InferenceWorker::explain(const std::vector<data::RawRecord>& records, const
 
 void InferenceWorker::run(const RunInput& input, const RunSettings& settings) {
   cancelled_.store(false);
+  if (settings.device == kServerDevice) return runOnServer(input, settings);
   auto predictor = predictorFor(settings);
   if (!predictor.isOk()) return Q_EMIT runFailed(toQt(predictor.status()));
   // Read every record first (cheap), so the table shows all rows in order at once.
@@ -281,6 +285,47 @@ void InferenceWorker::run(const RunInput& input, const RunSettings& settings) {
   info.input = input.path.isEmpty() ? "(pasted)" : input.path.toStdString();
   info.seconds = clock.nsecsElapsed() / 1e9;
   Q_EMIT runFinished(streamed->cancelled || cancelled_.load(), info.seconds, info);
+}
+
+}  // namespace gs::ui
+
+namespace gs::ui {
+
+void InferenceWorker::runOnServer(const RunInput& input, const RunSettings& settings) {
+  std::vector<data::RawRecord> records;
+  if (Status s = readInput(input, records); !s.isOk()) return Q_EMIT runFailed(toQt(s));
+  std::vector<predict::PredictedRow> pending;
+  for (const auto& r : records) pending.push_back(predict::pendingRow(r));
+  Q_EMIT inputRead(pending);
+  QElapsedTimer clock;
+  clock.start();
+  RemoteClient client(settings.server);
+  RemoteModel model;
+  const auto total = static_cast<qint64>(records.size());
+  qint64 done = 0;
+  const auto cancelled = [this] { return cancelled_.load(); };
+  const auto note = [this](const QString& message) { Q_EMIT remoteNote(message); };
+  // Chunks of the server client's size, so rows and progress arrive as they come.
+  constexpr size_t kRows = 256;
+  for (size_t first = 0; first < records.size(); first += kRows) {
+    const std::vector<data::RawRecord> chunk(records.begin() + static_cast<std::ptrdiff_t>(first),
+                                             records.begin() + static_cast<std::ptrdiff_t>(std::min(records.size(), first + kRows)));
+    auto rows = predictOnServer(client, chunk, cancelled, note, &model);
+    if (!rows.isOk()) return Q_EMIT runFailed(toQt(rows.status()));
+    Q_EMIT rowsDone(static_cast<int>(done), rows.value());
+    done += static_cast<qint64>(rows->size());
+    Q_EMIT progress(done, total, double(done) / std::max(1e-9, clock.nsecsElapsed() / 1e9));
+  }
+  predict::RunRecord info;
+  info.tool = "graphormer-studio (server " + settings.server.url.toStdString() + ")";
+  info.input = input.path.isEmpty() ? "(pasted)" : input.path.toStdString();
+  info.model_path = settings.server.url.toStdString();
+  info.model_sha256 = model.sha256.toStdString();
+  info.device = "server: " + model.device.toStdString();
+  info.precision = model.precision.toStdString();
+  info.outputs = static_cast<int>(model.outputs.size());
+  info.seconds = clock.nsecsElapsed() / 1e9;
+  Q_EMIT runFinished(cancelled_.load(), info.seconds, info);
 }
 
 }  // namespace gs::ui

@@ -19,6 +19,7 @@
 #include "jobs/explain_job.h"
 #include "predict/prediction_table.h"
 #include "predict/predictor_options.h"
+#include "remote_client.h"
 
 namespace gs::predict {
 class Predictor;
@@ -52,7 +53,11 @@ struct RunSettings {
   qint64 memory_budget_mib = 0;
   double confidence = 0.9;   // of the prediction intervals
   bool strip_salts = false;  // predict the parent of a salt or mixture
+  ServerSettings server;     // used when device is kServerDevice
 };
+
+// The device of runs that go to a prediction server (remote_client.h).
+inline const QString kServerDevice = QStringLiteral("server");
 
 // The predictor options of a run on `model` (path, adapter) with these settings: the one place the
 // app's settings become engine settings. Errors name the setting.
@@ -109,6 +114,8 @@ class InferenceWorker final : public QObject {
   void inputRead(const std::vector<gs::predict::PredictedRow>& rows);
   void rowsDone(int first, const std::vector<gs::predict::PredictedRow>& rows);
   void progress(qint64 done, qint64 total, double molecules_per_second);
+  // What a run through a server is waiting for ("" when it is moving again).
+  void remoteNote(const QString& message);
   void runFinished(bool cancelled, double seconds, const gs::predict::RunRecord& info);
   void runFailed(const QString& message);
   void compareStarted(int modes);
@@ -121,6 +128,8 @@ class InferenceWorker final : public QObject {
  private:
   // Every record of the input (pasted text or file); the error when it cannot be read.
   Status readInput(const RunInput& input, std::vector<data::RawRecord>& records);
+  // run() on a prediction server: the same signals, rows from POST /v1/predict in chunks.
+  void runOnServer(const RunInput& input, const RunSettings& settings);
   // The predictor for these settings: the cached one when its options compare equal.
   Result<predict::Predictor*> predictorFor(const RunSettings& settings);
   struct Impl;

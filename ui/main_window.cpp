@@ -29,6 +29,7 @@
 #include "data/record_reader.h"
 #include "examples.h"
 #include "memory_chart.h"
+#include "remote_client.h"
 #include "model_card_view.h"
 #include "molecule_panel.h"
 #include "results_model.h"
@@ -117,6 +118,9 @@ QTableWidget* MainWindow::atomTable() const { return results_tab_->moleculePanel
 
 QWidget* MainWindow::buildChartBox() {
   chart_ = new MemoryChart(worker_->memoryTracker());
+  monitor_ = new ServerMonitor(this);
+  connect(monitor_, &ServerMonitor::sampled, chart_, [this](const ServerStatus& s, double rate) { chart_->addRemoteSample(s.memory, rate); });
+  connect(worker_, &InferenceWorker::remoteNote, this, [this](const QString& note) { if (!note.isEmpty()) rate_->setText(note); });
   auto* save_chart = new QPushButton(tr("Save chart as PNG..."));
   connect(save_chart, &QPushButton::clicked, this, [this] {
     const QString path = guard_->askSavePath(this, tr("Save chart"), QStringLiteral("memory.png"), tr("PNG images (*.png)"));
@@ -351,7 +355,14 @@ void MainWindow::runPrediction() {
   setRunning(true);
   const RunSettings settings = settings_->settings();
   results_tab_->setConfidence(settings.confidence);
-  chart_->setCudaDevice(settings.device.startsWith(QLatin1String("cuda")) ? settings.device.section(QLatin1Char(':'), 1).toInt() : -1);
+  const bool remote = settings.device == kServerDevice;
+  chart_->setRemote(remote);  // a server run plots the server's memory (its /v1/status)
+  if (remote) {
+    monitor_->start(settings.server);
+  } else {
+    monitor_->stop();
+    chart_->setCudaDevice(settings.device.startsWith(QLatin1String("cuda")) ? settings.device.section(QLatin1Char(':'), 1).toInt() : -1);
+  }
   QMetaObject::invokeMethod(worker_, [w = worker_, in, settings] { w->run(in, settings); }, Qt::QueuedConnection);
 }
 

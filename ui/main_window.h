@@ -21,6 +21,8 @@ class QTableWidget;
 
 namespace gs::ui {
 
+class ServerMonitor;
+
 class CompareView;
 class MemoryChart;
 class ModelCardView;
@@ -48,6 +50,7 @@ class MainWindow final : public QMainWindow {
   ResultsModel* resultsModel() const;
   QTableView* table() const;
   MemoryChart* chart() const { return chart_; }
+  SettingsPanel* settingsPanel() const { return settings_; }
   CompareView* compareView() const { return compare_; }
   TrainTab* trainTab() const { return train_tab_; }
   MoleculeView* moleculeView() const;
@@ -102,6 +105,7 @@ class MainWindow final : public QMainWindow {
   InferenceWorker* worker_ = nullptr;
   std::unique_ptr<QThread, ThreadStopper> thread_;
   ResultsTab* results_tab_ = nullptr;
+  ServerMonitor* monitor_ = nullptr;
   MemoryChart* chart_ = nullptr;
   CompareView* compare_ = nullptr;
   TrainTab* train_tab_ = nullptr;

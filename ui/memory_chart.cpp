@@ -66,21 +66,44 @@ void MemoryChart::setRunning(bool running) {
 
 void MemoryChart::setCudaDevice(int device) {
   probe_ = std::make_unique<tensor::MemoryProbe>(tracker_, device);
-  const bool gpu = device >= 0;
+  nameLines(device >= 0);
+}
+
+void MemoryChart::nameLines(bool gpu) {
   for (auto* g : {reserved_, device_}) {
     g->setVisible(gpu);
     if (gpu) g->addToLegend();
     else g->removeFromLegend();
   }
-  tensor_->setName(gpu ? tr("CUDA allocated") : tr("tensors"));
-  tensor_peak_->setName(gpu ? tr("CUDA peak allocated") : tr("tensor peak (run)"));
+  const QString who = remote_ ? tr("server ") : QString();
+  tensor_->setName(who + (gpu ? tr("CUDA allocated") : tr("tensors")));
+  tensor_peak_->setName(who + (gpu ? tr("CUDA peak allocated") : tr("tensor peak (run)")));
+  rss_->setName(who + tr("process RSS"));
+  device_->setName(who + tr("GPU used (NVML)"));
+}
+
+void MemoryChart::setRemote(bool remote) {
+  if (remote == remote_) return;
+  remote_ = remote;
+  for (auto* g : {tensor_, tensor_peak_, rss_, reserved_, device_, rate_}) g->data()->clear();
+  nameLines(false);
+}
+
+void MemoryChart::addRemoteSample(const tensor::MemorySample& s, double molecules_per_second) {
+  if (!remote_) return;
+  if ((s.cuda_allocated_bytes >= 0) != reserved_->visible()) nameLines(s.cuda_allocated_bytes >= 0);
+  plot(s, molecules_per_second);
 }
 
 void MemoryChart::sample() {
+  if (remote_) return;  // the server's samples arrive through addRemoteSample
+  plot(probe_->sample(), running_ ? throughput_ : 0.0);
+}
+
+void MemoryChart::plot(const tensor::MemorySample& s, double rate) {
   const double now = QDateTime::currentMSecsSinceEpoch() / 1000.0;
   if (t0_ < 0) t0_ = now;
   const double t = now - t0_;
-  const auto s = probe_->sample();
   const bool gpu = s.cuda_allocated_bytes >= 0;
   const int64_t current = gpu ? s.cuda_allocated_bytes : s.tensor_bytes;
   const int64_t peak = gpu ? s.cuda_peak_allocated_bytes : s.tensor_peak_bytes;
@@ -89,7 +112,7 @@ void MemoryChart::sample() {
   if (s.rss_bytes >= 0) rss_->addData(t, s.rss_bytes / kMiB);
   if (s.cuda_reserved_bytes >= 0) reserved_->addData(t, s.cuda_reserved_bytes / kMiB);
   if (s.device_used_bytes >= 0) device_->addData(t, s.device_used_bytes / kMiB);
-  rate_->addData(t, running_ ? throughput_ : 0.0);
+  rate_->addData(t, rate);
   for (auto* g : {tensor_, tensor_peak_, rss_, reserved_, device_, rate_}) g->data()->removeBefore(t - kWindowSeconds);
   plot_->xAxis->setRange(std::max(0.0, t - kWindowSeconds), std::max(10.0, t));
   plot_->yAxis->rescale(true);

@@ -2,7 +2,8 @@
 // Live memory chart (QCustomPlot): tensor memory (current and peak of the run) and process RSS on
 // the CPU; the CUDA allocator's allocated/reserved bytes and the device's used memory (NVML) on a
 // GPU; molecules/s on the right axis. Samples 10 times a second while a run is active and once a
-// second when idle, on a scrolling time axis of the last two minutes.
+// second when idle, on a scrolling time axis of the last two minutes. With a prediction server as
+// the device it plots the server's memory and throughput instead (from its /v1/status).
 #include <QTimer>
 #include <QWidget>
 
@@ -23,6 +24,11 @@ class MemoryChart final : public QWidget {
   void setRunning(bool running);
   void setThroughput(double molecules_per_second) { throughput_ = molecules_per_second; }
   void setCudaDevice(int device);  // -1 = CPU run
+  // Remote: the chart plots the prediction server's samples (addRemoteSample) instead of this
+  // process's, with the lines named for the server.
+  void setRemote(bool remote);
+  bool remote() const { return remote_; }
+  void addRemoteSample(const tensor::MemorySample& sample, double molecules_per_second);
   bool savePng(const QString& path);
   int sampleCount() const { return samples_; }
 
@@ -30,6 +36,8 @@ class MemoryChart final : public QWidget {
   void sample();
 
  private:
+  void plot(const tensor::MemorySample& s, double rate);
+  void nameLines(bool gpu);
   std::shared_ptr<tensor::TensorMemoryTracker> tracker_;
   std::unique_ptr<tensor::MemoryProbe> probe_;
   QCustomPlot* plot_ = nullptr;
@@ -38,6 +46,7 @@ class MemoryChart final : public QWidget {
   double t0_ = -1;
   double throughput_ = 0;
   bool running_ = false;
+  bool remote_ = false;
   int samples_ = 0;
 };
 

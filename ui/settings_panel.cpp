@@ -2,7 +2,11 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QFormLayout>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSettings>
@@ -16,10 +20,21 @@ namespace gs::ui {
 SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), parent) {
   auto* form = new QFormLayout(this);
   device_ = new QComboBox;
-  device_->addItems(InferenceWorker::devices());
+  device_->setObjectName(QStringLiteral("device"));
+  for (const QString& d : InferenceWorker::devices()) device_->addItem(d, d);
+  device_->addItem(tr("Server…"), kServerDevice);
+  device_->setToolTip(tr("Where the model runs: this computer's CPU or GPU, or a prediction server (graphormer-cli serve) "
+                         "on the lab's GPU box"));
   precision_ = new QComboBox;
-  connect(device_, &QComboBox::currentIndexChanged, this, [this] { refreshPrecisions(); });
-  refreshPrecisions();
+  server_button_ = new QPushButton;
+  server_button_->setObjectName(QStringLiteral("server"));
+  server_button_->setVisible(false);
+  connect(server_button_, &QPushButton::clicked, this, [this] { editServer(); });
+  connect(device_, &QComboBox::activated, this, [this] {
+    if (device() == kServerDevice && !editServer()) device_->setCurrentIndex(std::max(0, device_->findData(last_local_device_)));
+  });
+  connect(device_, &QComboBox::currentIndexChanged, this, [this] { deviceChanged(); });
+  deviceChanged();
   batch_ = new QSpinBox;
   batch_->setRange(1, 4096);
   batch_->setValue(32);
@@ -40,6 +55,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), pa
   note->setWordWrap(true);
   note->setStyleSheet(QStringLiteral("color: #666; font-size: 9pt"));
   form->addRow(tr("Device"), device_);
+  form->addRow(QString(), server_button_);
   form->addRow(tr("Precision"), precision_);
   form->addRow(tr("Batch size"), batch_);
   form->addRow(tr("Memory budget"), budget_);
@@ -67,7 +83,8 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), pa
 
 RunSettings SettingsPanel::settings() const {
   RunSettings s;
-  s.device = device_->currentText();
+  s.device = device();
+  s.server = server_;
   s.precision = precision_->currentData(Qt::UserRole).toString();
   s.batch_size = batch_->value();
   s.threads = threads_->value();
@@ -78,7 +95,58 @@ RunSettings SettingsPanel::settings() const {
 }
 
 double SettingsPanel::checkpointRatio() const { return checkpoint_->value() / 100.0; }
-QString SettingsPanel::device() const { return device_->currentText(); }
+QString SettingsPanel::device() const { return device_->currentData().toString(); }
+
+void SettingsPanel::deviceChanged() {
+  const bool remote = device() == kServerDevice;
+  if (!remote) last_local_device_ = device();
+  server_button_->setVisible(remote);
+  server_button_->setText(server_.url.isEmpty() ? tr("Set server…") : server_.url);
+  server_button_->setToolTip(tr("Change the server's URL or API key"));
+  refreshPrecisions();
+  precision_->setEnabled(!remote);
+  precision_->setToolTip(remote ? tr("The server's precision is set when it starts (graphormer-cli serve --precision)") : QString());
+  for (QWidget* w : std::initializer_list<QWidget*>{batch_, budget_, threads_})
+    if (w) w->setEnabled(!remote);
+}
+
+bool SettingsPanel::editServer() {
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Prediction server"));
+  auto* form = new QFormLayout(&dialog);
+  auto* url = new QLineEdit(server_.url.isEmpty() ? QStringLiteral("http://127.0.0.1:8080") : server_.url);
+  url->setObjectName(QStringLiteral("server_url"));
+  auto* key = new QLineEdit(server_.api_key);
+  key->setObjectName(QStringLiteral("server_key"));
+  key->setEchoMode(QLineEdit::Password);
+  key->setPlaceholderText(tr("none"));
+  auto* note = new QLabel(tr("A server started with graphormer-cli serve (see SERVING.md). Use https:// through a TLS reverse "
+                             "proxy when the server is not on this computer. The key is stored in this user's settings."));
+  note->setWordWrap(true);
+  form->addRow(tr("URL"), url);
+  form->addRow(tr("API key"), key);
+  form->addRow(note);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  form->addRow(buttons);
+  if (dialog.exec() != QDialog::Accepted || url->text().trimmed().isEmpty()) return !server_.url.isEmpty() && device() == kServerDevice;
+  server_ = {url->text().trimmed(), key->text().trimmed()};
+  deviceChanged();
+  return true;
+}
+
+bool SettingsPanel::setDevice(const QString& device) {
+  const int at = device_->findData(device);
+  if (at < 0) return false;
+  device_->setCurrentIndex(at);
+  return true;
+}
+
+void SettingsPanel::setServer(const ServerSettings& server) {
+  server_ = server;
+  deviceChanged();
+}
 
 void fillPrecisions(QComboBox* box, const QString& device, bool training) {
   const QString current = box->currentData(Qt::UserRole).toString();
@@ -98,12 +166,16 @@ void fillPrecisions(QComboBox* box, const QString& device, bool training) {
   box->setCurrentIndex(at >= 0 && model->item(at)->isEnabled() ? at : 0);
 }
 
-void SettingsPanel::refreshPrecisions() { fillPrecisions(precision_, device_->currentText(), false); }
+void SettingsPanel::refreshPrecisions() {
+  fillPrecisions(precision_, device() == kServerDevice ? QStringLiteral("cpu") : device(), false);
+}
 
 void SettingsPanel::restore() {
   QSettings s;
-  const int device = device_->findText(s.value(QStringLiteral("run/device"), QStringLiteral("cpu")).toString());
-  if (device >= 0) device_->setCurrentIndex(device);
+  server_ = {s.value(QStringLiteral("run/server_url")).toString(), s.value(QStringLiteral("run/server_key")).toString()};
+  const int device = device_->findData(s.value(QStringLiteral("run/device"), QStringLiteral("cpu")).toString());
+  if (device >= 0 && (device_->itemData(device) != kServerDevice || !server_.url.isEmpty())) device_->setCurrentIndex(device);
+  deviceChanged();
   const int precision = precision_->findData(s.value(QStringLiteral("run/precision"), QStringLiteral("fp32")), Qt::UserRole);
   if (precision >= 0) precision_->setCurrentIndex(precision);
   batch_->setValue(s.value(QStringLiteral("run/batch"), 32).toInt());
@@ -116,7 +188,9 @@ void SettingsPanel::restore() {
 
 void SettingsPanel::save() const {
   QSettings s;
-  s.setValue(QStringLiteral("run/device"), device_->currentText());
+  s.setValue(QStringLiteral("run/device"), device());
+  s.setValue(QStringLiteral("run/server_url"), server_.url);
+  s.setValue(QStringLiteral("run/server_key"), server_.api_key);
   s.setValue(QStringLiteral("run/precision"), precision_->currentData(Qt::UserRole));
   s.setValue(QStringLiteral("run/batch"), batch_->value());
   s.setValue(QStringLiteral("run/budget_mib"), budget_->value());

@@ -1,5 +1,6 @@
 #pragma once
-// The run settings: device, precision (unavailable ones greyed out with the reason), batch size,
+// The run settings: device (a local one, or "Server…": a graphormer-cli serve URL and API key),
+// precision (unavailable ones greyed out with the reason), batch size,
 // memory budget, threads, the checkpoint ratio of explanations, the confidence of the prediction
 // intervals and salt stripping. Owns their QSettings keys.
 #include <QGroupBox>
@@ -8,6 +9,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QPushButton;
 class QLabel;
 class QSlider;
 class QSpinBox;
@@ -25,19 +27,27 @@ class SettingsPanel final : public QGroupBox {
 
   RunSettings settings() const;
   double checkpointRatio() const;  // 0..1, for explanations
-  QString device() const;
+  QString device() const;  // "cpu", "cuda:0", ... or kServerDevice
+  // Asks for the server's URL and API key (remembered in QSettings); false when cancelled.
+  bool editServer();
+  void setServer(const ServerSettings& server);  // without asking (tests, saved settings)
+  bool setDevice(const QString& device);  // false when there is no such device
   // QSettings "run/..." keys.
   void restore();
   void save() const;
 
  private:
   void refreshPrecisions();
+  void deviceChanged();
 
   QComboBox *device_ = nullptr, *precision_ = nullptr;
   QSpinBox *batch_ = nullptr, *threads_ = nullptr, *budget_ = nullptr;
   QSlider* checkpoint_ = nullptr;
   QSpinBox* confidence_ = nullptr;
   QCheckBox* strip_salts_ = nullptr;
+  QPushButton* server_button_ = nullptr;
+  ServerSettings server_;
+  QString last_local_device_ = QStringLiteral("cpu");
 };
 
 }  // namespace gs::ui

@@ -1,0 +1,248 @@
+#include "remote_client.h"
+
+#include <QDateTime>
+#include <QEventLoop>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QUrl>
+
+#include <cmath>
+
+#include "predict/predictor.h"
+
+namespace gs::ui {
+namespace {
+
+constexpr int kChunk = 256;         // molecules per request
+constexpr int kTimeoutMs = 120000;  // per request
+constexpr int kMaxRetries = 5;
+
+QNetworkRequest request(const ServerSettings& s, const QString& path) {
+  QUrl url(s.url.trimmed());
+  url.setPath(url.path().section(QLatin1Char('/'), 0, -1, QString::SectionSkipEmpty).prepend(QLatin1Char('/')) + path);
+  if (url.path().startsWith(QLatin1String("//"))) url.setPath(url.path().mid(1));
+  QNetworkRequest r(url);
+  r.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+  if (!s.api_key.isEmpty()) r.setRawHeader("Authorization", "Bearer " + s.api_key.toUtf8());
+  r.setTransferTimeout(kTimeoutMs);
+  return r;
+}
+
+RemoteReply collect(QNetworkReply* reply) {
+  RemoteReply out;
+  out.http_status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+  out.body = reply->readAll();
+  out.retry_after_s = reply->rawHeader("Retry-After").toInt();
+  if (out.http_status == 0) {
+    out.error = reply->errorString();
+  } else if (out.http_status != 200) {
+    const QString message = QJsonDocument::fromJson(out.body).object().value(QStringLiteral("error")).toString();
+    out.error = QStringLiteral("HTTP %1: %2").arg(out.http_status).arg(message.isEmpty() ? reply->errorString() : message);
+  }
+  return out;
+}
+
+// Waits `seconds` unless cancelled (checked every 100 ms).
+void politeWait(int seconds, const std::function<bool()>& cancelled) {
+  for (int i = 0; i < seconds * 10 && !(cancelled && cancelled()); ++i) {
+    QEventLoop loop;
+    QTimer::singleShot(100, &loop, &QEventLoop::quit);
+    loop.exec();
+  }
+}
+
+StatusCode statusFromName(const QString& name) {
+  for (int c = 0; c <= static_cast<int>(StatusCode::Crashed); ++c)
+    if (name == QLatin1String(statusCodeName(static_cast<StatusCode>(c)))) return static_cast<StatusCode>(c);
+  return StatusCode::Internal;
+}
+
+predict::PredictedRow rowFrom(const QJsonObject& r, const data::RawRecord& record, const RemoteModel& model) {
+  predict::PredictedRow row;
+  row.row = record.row;
+  row.id = record.id;
+  row.input = record.text;
+  row.canonical = r.value(QStringLiteral("canonical_smiles")).toString().toStdString();
+  const QString status = r.value(QStringLiteral("status")).toString();
+  row.status = status == QLatin1String("ok") ? Status::ok()
+                                              : Status(statusFromName(status), r.value(QStringLiteral("message")).toString().toStdString());
+  const QJsonObject values = r.value(QStringLiteral("values")).toObject();
+  for (const std::string& name : model.outputs)
+    row.values.push_back(static_cast<float>(values.value(QString::fromStdString(name)).toDouble(NAN)));
+  const QJsonObject trust = r.value(QStringLiteral("trust")).toObject();
+  if (row.status.isOk() && !trust.isEmpty()) {
+    predict::TrustRow t;
+    for (const std::string& name : model.outputs) {
+      const QString key = QString::fromStdString(name);
+      t.lower.push_back(trust.value(QStringLiteral("lower")).toObject().value(key).toDouble(-INFINITY));
+      t.upper.push_back(trust.value(QStringLiteral("upper")).toObject().value(key).toDouble(INFINITY));
+      t.sigma.push_back(trust.value(QStringLiteral("sigma")).toObject().value(key).toDouble(NAN));
+    }
+    const QString band = trust.value(QStringLiteral("domain")).toString();
+    t.band = band == QLatin1String("out") ? predict::DomainBand::Out
+             : band == QLatin1String("borderline") ? predict::DomainBand::Borderline : predict::DomainBand::In;
+    for (const auto& reason : trust.value(QStringLiteral("reasons")).toArray()) t.reasons.push_back(reason.toString().toStdString());
+    t.nn_similarity = trust.value(QStringLiteral("nn_similarity")).toDouble();
+    row.trust = std::move(t);
+  }
+  return row;
+}
+
+QByteArray chunkBody(const std::vector<data::RawRecord>& records, const std::vector<size_t>& sent) {
+  QJsonArray molecules;
+  for (size_t i : sent)
+    molecules.append(QJsonObject{{QStringLiteral("smiles"), QString::fromStdString(records[i].text)},
+                                 {QStringLiteral("id"), QString::fromStdString(records[i].id)}});
+  return QJsonDocument(QJsonObject{{QStringLiteral("molecules"), molecules}}).toJson(QJsonDocument::Compact);
+}
+
+// One chunk, retried politely; the reply that ended the tries.
+RemoteReply postChunk(RemoteClient& client, const QByteArray& body, const std::function<bool()>& cancelled,
+                      const std::function<void(const QString&)>& note) {
+  RemoteReply reply;
+  for (int attempt = 0; attempt <= kMaxRetries; ++attempt) {
+    reply = client.post(QStringLiteral("/v1/predict"), body, kTimeoutMs, cancelled);
+    const bool retry = reply.http_status == 0 || reply.http_status == 429 || reply.http_status == 503;
+    if (!retry || attempt == kMaxRetries || (cancelled && cancelled())) return reply;
+    const int wait = reply.http_status == 429 ? std::clamp(reply.retry_after_s, 1, 30) : 1 << attempt;
+    if (note)
+      note(reply.http_status == 429 ? QStringLiteral("server busy (429): retrying in %1 s").arg(wait)
+           : reply.http_status == 503 ? QStringLiteral("server not ready (503): retrying in %1 s").arg(wait)
+                                      : QStringLiteral("no answer from the server (%1): retrying in %2 s").arg(reply.error).arg(wait));
+    politeWait(wait, cancelled);
+  }
+  return reply;
+}
+
+void readModel(const QJsonObject& m, RemoteModel* model) {
+  model->sha256 = m.value(QStringLiteral("sha256")).toString();
+  model->device = m.value(QStringLiteral("device")).toString();
+  model->precision = m.value(QStringLiteral("precision")).toString();
+  model->outputs.clear();
+  for (const auto& o : m.value(QStringLiteral("outputs")).toArray()) model->outputs.push_back(o.toString().toStdString());
+}
+
+}  // namespace
+
+RemoteClient::RemoteClient(ServerSettings settings) : settings_(std::move(settings)) {}
+RemoteClient::~RemoteClient() = default;
+
+RemoteReply RemoteClient::get(const QString& path, int timeout_ms) { return send(path, nullptr, timeout_ms, {}); }
+
+RemoteReply RemoteClient::post(const QString& path, const QByteArray& body, int timeout_ms, const std::function<bool()>& cancelled) {
+  return send(path, &body, timeout_ms, cancelled);
+}
+
+RemoteReply RemoteClient::send(const QString& path, const QByteArray* body, int timeout_ms, const std::function<bool()>& cancelled) {
+  if (!network_) network_ = std::make_unique<QNetworkAccessManager>();
+  QNetworkRequest r = request(settings_, path);
+  r.setTransferTimeout(timeout_ms);
+  QNetworkReply* reply = body ? network_->post(r, *body) : network_->get(r);
+  QEventLoop loop;
+  QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+  QTimer poll;  // notices a cancel while the server computes
+  QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+    if (cancelled && cancelled()) reply->abort();
+  });
+  poll.start(100);
+  if (!reply->isFinished()) loop.exec();
+  RemoteReply out = collect(reply);
+  reply->deleteLater();
+  return out;
+}
+
+Result<std::vector<predict::PredictedRow>> predictOnServer(RemoteClient& client, const std::vector<data::RawRecord>& records,
+                                                           const std::function<bool()>& cancelled,
+                                                           const std::function<void(const QString&)>& note, RemoteModel* model) {
+  std::vector<predict::PredictedRow> rows;
+  for (size_t first = 0; first < records.size(); first += kChunk) {
+    const size_t end = std::min(records.size(), first + kChunk);
+    if (cancelled && cancelled()) {
+      for (size_t i = first; i < records.size(); ++i)
+        rows.push_back(predict::pendingRow(records[i], Status(StatusCode::Cancelled, "run cancelled")));
+      break;
+    }
+    std::vector<size_t> sent;  // records the reader could read; the others keep their status
+    for (size_t i = first; i < end; ++i)
+      if (records[i].status.isOk()) sent.push_back(i);
+    QJsonArray results;
+    if (!sent.empty()) {
+      const RemoteReply reply = postChunk(client, chunkBody(records, sent), cancelled, note);
+      if (reply.http_status != 200)
+        return Status(StatusCode::IoError, "the server " + client.settings().url.toStdString() + " did not predict: " +
+                                               reply.error.toStdString());
+      const QJsonObject json = QJsonDocument::fromJson(reply.body).object();
+      readModel(json.value(QStringLiteral("model")).toObject(), model);
+      results = json.value(QStringLiteral("results")).toArray();
+      if (results.size() != static_cast<qsizetype>(sent.size()))
+        return Status(StatusCode::IoError, "the server answered " + std::to_string(results.size()) + " results for " +
+                                               std::to_string(sent.size()) + " molecules");
+    }
+    for (size_t i = first, k = 0; i < end; ++i)
+      rows.push_back(records[i].status.isOk() ? rowFrom(results[static_cast<qsizetype>(k++)].toObject(), records[i], *model)
+                                              : predict::pendingRow(records[i], records[i].status));
+    if (note) note(QString());
+  }
+  return rows;
+}
+
+std::optional<ServerStatus> parseServerStatus(const QByteArray& body) {
+  const QJsonObject j = QJsonDocument::fromJson(body).object();
+  if (!j.contains(QStringLiteral("memory"))) return std::nullopt;
+  ServerStatus s;
+  s.ready = j.value(QStringLiteral("ready")).toBool();
+  s.device = j.value(QStringLiteral("device")).toString();
+  s.precision = j.value(QStringLiteral("precision")).toString();
+  s.sha256 = j.value(QStringLiteral("model")).toObject().value(QStringLiteral("sha256")).toString();
+  const QJsonObject m = j.value(QStringLiteral("memory")).toObject();
+  const auto bytes = [&](const char* key) { return static_cast<int64_t>(m.value(QLatin1String(key)).toDouble(-1)); };
+  s.memory.tensor_bytes = bytes("tensor_bytes");
+  s.memory.rss_bytes = bytes("rss_bytes");
+  s.memory.cuda_allocated_bytes = bytes("cuda_allocated_bytes");
+  s.memory.cuda_reserved_bytes = bytes("cuda_reserved_bytes");
+  s.memory.device_used_bytes = bytes("device_used_bytes");
+  s.memory.device_total_bytes = bytes("device_total_bytes");
+  s.molecules_total = j.value(QStringLiteral("throughput")).toObject().value(QStringLiteral("molecules_total")).toDouble();
+  return s;
+}
+
+ServerMonitor::ServerMonitor(QObject* parent) : QObject(parent), network_(new QNetworkAccessManager(this)) {
+  connect(&timer_, &QTimer::timeout, this, &ServerMonitor::poll);
+}
+
+ServerMonitor::~ServerMonitor() = default;
+
+void ServerMonitor::start(const ServerSettings& settings) {
+  settings_ = settings;
+  last_total_ = -1;
+  timer_.start(500);
+  poll();
+}
+
+void ServerMonitor::stop() { timer_.stop(); }
+
+void ServerMonitor::poll() {
+  if (in_flight_) return;
+  in_flight_ = true;
+  QNetworkRequest r = request(settings_, QStringLiteral("/v1/status"));
+  r.setTransferTimeout(2000);
+  QNetworkReply* reply = network_->get(r);
+  connect(reply, &QNetworkReply::finished, this, [this, reply] {
+    in_flight_ = false;
+    reply->deleteLater();
+    const RemoteReply out = collect(reply);
+    const auto status = out.http_status == 200 ? parseServerStatus(out.body) : std::nullopt;
+    if (!status) return Q_EMIT unreachable(out.error.isEmpty() ? tr("unexpected /v1/status answer") : out.error);
+    const double now = QDateTime::currentMSecsSinceEpoch() / 1000.0;
+    const double rate = last_total_ >= 0 && now > last_time_ ? (status->molecules_total - last_total_) / (now - last_time_) : 0;
+    last_total_ = status->molecules_total;
+    last_time_ = now;
+    Q_EMIT sampled(*status, std::max(0.0, rate));
+  });
+}
+
+}  // namespace gs::ui
