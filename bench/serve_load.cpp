@@ -88,17 +88,20 @@ class Client {
   }
 
   std::string get(const std::string& target) {
-    beast::error_code ec;
-    if (!connected_) connect(ec);
-    http::request<http::empty_body> req{http::verb::get, target, 11};
-    req.set(http::field::host, "127.0.0.1");
-    if (!config_.key.empty()) req.set(http::field::authorization, "Bearer " + config_.key);
-    http::response<http::string_body> res;
-    beast::flat_buffer buffer;
-    http::write(stream_, req, ec);
-    if (!ec) http::read(stream_, buffer, res, ec);
-    if (ec) connected_ = false;
-    return ec ? "" : res.body();
+    for (int attempt = 0; attempt < 2; ++attempt) {  // a kept-alive connection may have timed out
+      beast::error_code ec;
+      if (!connected_) connect(ec);
+      http::request<http::empty_body> req{http::verb::get, target, 11};
+      req.set(http::field::host, "127.0.0.1");
+      if (!config_.key.empty()) req.set(http::field::authorization, "Bearer " + config_.key);
+      http::response<http::string_body> res;
+      beast::flat_buffer buffer;
+      if (!ec) http::write(stream_, req, ec);
+      if (!ec) http::read(stream_, buffer, res, ec);
+      if (!ec) return res.body();
+      connected_ = false;
+    }
+    return "";
   }
 
  private:
