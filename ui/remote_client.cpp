@@ -203,6 +203,7 @@ std::optional<ServerStatus> parseServerStatus(const QByteArray& body) {
   s.memory.tensor_bytes = bytes("tensor_bytes");
   s.memory.rss_bytes = bytes("rss_bytes");
   s.memory.cuda_allocated_bytes = bytes("cuda_allocated_bytes");
+  s.memory.cuda_peak_allocated_bytes = bytes("cuda_peak_allocated_bytes");
   s.memory.cuda_reserved_bytes = bytes("cuda_reserved_bytes");
   s.memory.device_used_bytes = bytes("device_used_bytes");
   s.memory.device_total_bytes = bytes("device_total_bytes");

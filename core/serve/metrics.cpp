@@ -149,12 +149,12 @@ std::string Metrics::render(const GaugeSnapshot& g) const {
   gauge(out, "graphormer_workers", "Inference worker threads.", g.workers);
   gauge(out, "graphormer_out_of_memory_retries", "Batches split after an out-of-memory error.", static_cast<double>(g.out_of_memory_retries));
   gauge(out, "graphormer_uptime_seconds", "Seconds since the server started.", g.uptime_seconds);
-  optionalGauge(out, "graphormer_tensor_bytes", "CPU tensor memory of the inference threads.", g.tensor_bytes);
-  optionalGauge(out, "graphormer_process_resident_bytes", "Resident set size of the server.", g.rss_bytes);
-  optionalGauge(out, "graphormer_cuda_allocated_bytes", "CUDA caching allocator: allocated.", g.cuda_allocated_bytes);
-  optionalGauge(out, "graphormer_cuda_reserved_bytes", "CUDA caching allocator: reserved.", g.cuda_reserved_bytes);
-  optionalGauge(out, "graphormer_device_used_bytes", "GPU memory in use (NVML, whole device).", g.device_used_bytes);
-  optionalGauge(out, "graphormer_device_total_bytes", "GPU memory (NVML).", g.device_total_bytes);
+  optionalGauge(out, "graphormer_tensor_bytes", "CPU tensor memory of the inference threads.", g.memory.tensor_bytes);
+  optionalGauge(out, "graphormer_process_resident_bytes", "Resident set size of the server.", g.memory.rss_bytes);
+  optionalGauge(out, "graphormer_cuda_allocated_bytes", "CUDA caching allocator: allocated.", g.memory.cuda_allocated_bytes);
+  optionalGauge(out, "graphormer_cuda_reserved_bytes", "CUDA caching allocator: reserved.", g.memory.cuda_reserved_bytes);
+  optionalGauge(out, "graphormer_device_used_bytes", "GPU memory in use (NVML, whole device).", g.memory.device_used_bytes);
+  optionalGauge(out, "graphormer_device_total_bytes", "GPU memory (NVML).", g.memory.device_total_bytes);
   header(out, "graphormer_model_info", "gauge", "The served model.");
   out << "graphormer_model_info{name=\"" << label(g.model_name) << "\",sha256=\"" << label(g.model_sha256)
       << "\",precision=\"" << label(g.precision) << "\",device=\"" << label(g.device) << "\"} 1\n";

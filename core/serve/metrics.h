@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tensor/memory_probe.h"
+
 namespace gs::serve {
 
 class Histogram {
@@ -34,8 +36,7 @@ struct GaugeSnapshot {
   int64_t queue_molecules = 0, queue_bytes = 0, requests_in_flight = 0, connections = 0;
   int workers = 0;
   std::string model_name, model_sha256, precision, device;
-  int64_t tensor_bytes = -1, rss_bytes = -1, cuda_allocated_bytes = -1, cuda_reserved_bytes = -1;
-  int64_t device_used_bytes = -1, device_total_bytes = -1;
+  tensor::MemorySample memory;  // -1 fields where not measured
   int64_t out_of_memory_retries = 0;
   double uptime_seconds = 0;
 };

@@ -271,13 +271,7 @@ GaugeSnapshot Service::gauges() const {
     g.device = gen->info.device;
     for (const auto& p : gen->predictors) g.out_of_memory_retries += p->session().outOfMemoryRetries();
   }
-  const tensor::MemorySample m = probe_.sample();
-  g.tensor_bytes = m.tensor_bytes;
-  g.rss_bytes = m.rss_bytes;
-  g.cuda_allocated_bytes = m.cuda_allocated_bytes;
-  g.cuda_reserved_bytes = m.cuda_reserved_bytes;
-  g.device_used_bytes = m.device_used_bytes;
-  g.device_total_bytes = m.device_total_bytes;
+  g.memory = probe_.sample();
   g.uptime_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   return g;
 }
@@ -295,9 +289,11 @@ std::string Service::statusJson() const {
   w.key("queue").beginObject().field("molecules", g.queue_molecules).field("bytes", g.queue_bytes);
   w.field("max_molecules", scheduler_.options().max_queue_molecules).field("requests_in_flight", g.requests_in_flight).endObject();
   w.field("connections", g.connections);
-  w.key("memory").beginObject().field("tensor_bytes", g.tensor_bytes).field("rss_bytes", g.rss_bytes);
-  w.field("cuda_allocated_bytes", g.cuda_allocated_bytes).field("cuda_reserved_bytes", g.cuda_reserved_bytes);
-  w.field("device_used_bytes", g.device_used_bytes).field("device_total_bytes", g.device_total_bytes).endObject();
+  const tensor::MemorySample& m = g.memory;
+  w.key("memory").beginObject().field("tensor_bytes", m.tensor_bytes).field("rss_bytes", m.rss_bytes);
+  w.field("cuda_allocated_bytes", m.cuda_allocated_bytes).field("cuda_peak_allocated_bytes", m.cuda_peak_allocated_bytes);
+  w.field("cuda_reserved_bytes", m.cuda_reserved_bytes).field("device_used_bytes", m.device_used_bytes);
+  w.field("device_total_bytes", m.device_total_bytes).endObject();
   w.key("throughput").beginObject().field("molecules_total", metrics_.batchedMolecules());
   w.field("forward_passes_total", metrics_.forwardPasses()).field("out_of_memory_retries", g.out_of_memory_retries).endObject();
   w.endObject();
