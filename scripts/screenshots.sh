@@ -9,7 +9,9 @@
 #   trust-panel.png        intervals and domain marks; the Trust tab of a molecule outside the domain
 #   train-during-run.png   the Train tab fine-tuning the default model on 600 NCI molecules' TPSA
 #   train-results.png      the same run finished: baselines, parity plot, error by size, trust
-# ONLY_TRUST=1 or ONLY_TRAIN=1 takes just those shots.
+#   server-run.png         a run through a prediction server (graphormer-cli serve on loopback):
+#                          the chart shows the server's memory and throughput
+# ONLY_TRUST=1, ONLY_TRAIN=1 or ONLY_SERVER=1 takes just those shots.
 # Uses the bundled default model unless GRAPHORMER_DEFAULT_MODEL says otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +42,22 @@ start_app() {
   sleep 2  # model loading
   xdotool windowfocus --sync "$wid"
 }
+server_shot() {  # 8. The NCI set through a prediction server; the chart plots the server's memory.
+  ./build/app/graphormer-cli serve --listen 127.0.0.1:0 --port-file "$XDG_CONFIG_HOME/port" --threads 1 2>/dev/null &
+  local server=$!
+  for _ in $(seq 300); do [ -s "$XDG_CONFIG_HOME/port" ] && break; sleep 0.2; done
+  mkdir -p "$XDG_CONFIG_HOME/Graphormer Studio"
+  printf '[run]\ndevice=server\nserver_url=http://127.0.0.1:%s\n' "$(cat "$XDG_CONFIG_HOME/port")" \
+    > "$XDG_CONFIG_HOME/Graphormer Studio/Graphormer Studio.conf"
+  sleep 3  # the server loads and warms its model
+  start_app --input /usr/share/RDKit/Data/NCI/first_5K.smi
+  xdotool key ctrl+Return
+  sleep ${SERVER_SHOT_AFTER:-10}
+  import -window root "$out/server-run.png"
+  kill $app; wait $app 2>/dev/null || true
+  kill $server; wait $server 2>/dev/null || true
+  rm -f "$XDG_CONFIG_HOME/Graphormer Studio/Graphormer Studio.conf"
+}
 paste_text() {
   printf '%b' "$1" | xclip -selection clipboard
   xdotool mousemove 160 150 click 1
@@ -48,6 +66,7 @@ paste_text() {
   sleep 0.5
 }
 
+if [ -n "${ONLY_SERVER:-}" ]; then server_shot; exit 0; fi
 if [ -z "${ONLY_TRUST:-}${ONLY_TRAIN:-}" ]; then
 # 1. Drugs, pasted and predicted; a row selected.
 start_app
@@ -131,6 +150,7 @@ sleep 1
 import -window root "$out/train-results.png"
 kill $app; wait $app 2>/dev/null || true
 rm -f "$out/.tpsa.csv"
+server_shot
 DRIVE
 xvfb-run -a -s "-screen 0 1440x900x24" bash "$XDG_CONFIG_HOME/drive.sh" "$out"
 echo "screenshots in $out"

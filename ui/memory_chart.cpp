@@ -75,6 +75,10 @@ void MemoryChart::nameLines(bool gpu) {
     if (gpu) g->addToLegend();
     else g->removeFromLegend();
   }
+  const bool peak = !remote_ || gpu;  // a server on the CPU reports no tensor peak
+  tensor_peak_->setVisible(peak);
+  if (peak) tensor_peak_->addToLegend();
+  else tensor_peak_->removeFromLegend();
   const QString who = remote_ ? tr("server ") : QString();
   tensor_->setName(who + (gpu ? tr("CUDA allocated") : tr("tensors")));
   tensor_peak_->setName(who + (gpu ? tr("CUDA peak allocated") : tr("tensor peak (run)")));

@@ -219,7 +219,7 @@ ServerMonitor::~ServerMonitor() = default;
 
 void ServerMonitor::start(const ServerSettings& settings) {
   settings_ = settings;
-  last_total_ = -1;
+  history_.clear();
   timer_.start(500);
   poll();
 }
@@ -239,9 +239,10 @@ void ServerMonitor::poll() {
     const auto status = out.http_status == 200 ? parseServerStatus(out.body) : std::nullopt;
     if (!status) return Q_EMIT unreachable(out.error.isEmpty() ? tr("unexpected /v1/status answer") : out.error);
     const double now = QDateTime::currentMSecsSinceEpoch() / 1000.0;
-    const double rate = last_total_ >= 0 && now > last_time_ ? (status->molecules_total - last_total_) / (now - last_time_) : 0;
-    last_total_ = status->molecules_total;
-    last_time_ = now;
+    while (history_.size() > 1 && now - history_[1].first >= 2.0) history_.pop_front();
+    const double rate = history_.empty() || now <= history_.front().first
+                            ? 0.0 : (status->molecules_total - history_.front().second) / (now - history_.front().first);
+    history_.emplace_back(now, status->molecules_total);
     Q_EMIT sampled(*status, std::max(0.0, rate));
   });
 }

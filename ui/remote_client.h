@@ -9,6 +9,7 @@
 #include <QString>
 #include <QTimer>
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -80,7 +81,8 @@ class ServerMonitor final : public QObject {
   bool active() const { return timer_.isActive(); }
 
  Q_SIGNALS:
-  // molecules_per_second from consecutive samples of the server's molecule counter.
+  // molecules_per_second from the server's molecule counter over the last 2-3 s (its counter moves
+  // a batch at a time, so two consecutive samples alone would zig-zag).
   void sampled(const gs::ui::ServerStatus& status, double molecules_per_second);
   void unreachable(const QString& message);
 
@@ -90,7 +92,7 @@ class ServerMonitor final : public QObject {
   QNetworkAccessManager* network_ = nullptr;
   QTimer timer_;
   bool in_flight_ = false;
-  double last_total_ = -1, last_time_ = 0;
+  std::deque<std::pair<double, double>> history_;  // (time, molecules_total) of the last ~3 s
 };
 
 }  // namespace gs::ui
