@@ -44,7 +44,8 @@ start_app() {
 }
 server_shot() {  # 8. The NCI set through a prediction server; the chart plots the server's memory.
   ./build/app/graphormer-cli serve --listen 127.0.0.1:0 --port-file "$XDG_CONFIG_HOME/port" --threads 1 2>/dev/null &
-  local server=$!
+  server=$!
+  trap 'kill $server 2>/dev/null || true' EXIT  # also when a step below fails
   for _ in $(seq 300); do [ -s "$XDG_CONFIG_HOME/port" ] && break; sleep 0.2; done
   mkdir -p "$XDG_CONFIG_HOME/Graphormer Studio"
   printf '[run]\ndevice=server\nserver_url=http://127.0.0.1:%s\n' "$(cat "$XDG_CONFIG_HOME/port")" \
