@@ -82,8 +82,11 @@ int serveCommand(int argc, char** argv) {
       !args.getInt("--io-threads", 1, 1, 64, &o.io_threads, &error) || !readLimits(args, &o, &error) ||
       (args.has("--listen") && !readListen(args.get("--listen"), &o, &error)))
     return fail(error);
-  // A scheduler batch is one predict call: the engine's batch size follows it.
+  // A scheduler batch is one predict call: the engine's batch size follows it, and the engine
+  // splits it into size-sorted batches whose padded size (molecules x largest molecule) stays
+  // under the atom budget, so one large molecule does not pad a whole batch of small ones.
   o.scheduler.max_batch_molecules = o.predictor.session.plan.max_batch_size;
+  o.predictor.session.plan.max_padded_nodes = o.scheduler.max_batch_atoms;
   o.model_name = args.get("--name", o.model_name);
   o.port_file = args.get("--port-file");
   o.api_keys_file = args.get("--api-keys");

@@ -26,7 +26,7 @@ here=$(dirname "$0")
 start_server() {  # extra serve flags
   rm -f "$work/port"
   taskset -c 0 "$cli" serve --listen 127.0.0.1:0 --port-file "$work/port" --threads 1 --workers 1 \
-    --api-keys "$work/keys" --queue-molecules 256 "$@" 2>> "$work/server.log" &
+    --api-keys "$work/keys" --queue-molecules 128 "$@" 2>> "$work/server.log" &
   server=$!
   for _ in $(seq 600); do
     [ -s "$work/port" ] && curl_ready && return 0
@@ -69,7 +69,7 @@ echo "| offered | requests | ok | 429 | 5xx | goodput molecules/s | p50 ms | p95
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for f in 0.5 0.9 2.0; do
   rate=$(python3 -c "print($capacity * $f)")
-  out=$(run_load open --rate "$rate" --seconds "$secs")
+  out=$(run_load open --rate "$rate" --seconds "$secs" --connections 384)
   printf '| %s x capacity | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$f" "$(echo "$out" | field requests)" \
     "$(echo "$out" | field ok)" "$(echo "$out" | field r429)" "$(echo "$out" | field r5xx)" "$(echo "$out" | field goodput_mol_s)" \
     "$(echo "$out" | field p50_ms)" "$(echo "$out" | field p95_ms)" "$(echo "$out" | field p99_ms)" "$(echo "$out" | field p99_429_ms)"

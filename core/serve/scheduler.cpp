@@ -88,6 +88,10 @@ Admission Scheduler::submit(const std::shared_ptr<Job>& job) {
         queued_bytes_ + job->bytes > options_.max_queue_bytes)
       return Admission::QueueFull;
     in_flight_.fetch_add(1);
+    const auto now = Clock::now();
+    const double gap = std::max(1e-6, std::chrono::duration<double>(now - last_arrival_).count());
+    arrivals_per_second_ = 0.8 * arrivals_per_second_ + 0.2 * std::min(1e6, static_cast<double>(n) / gap);
+    last_arrival_ = now;
     for (int i = 0; i < static_cast<int>(n); ++i) queue_.push_back({job, i, estimateAtoms(job->molecules[i].smiles)});
     queued_bytes_ += job->bytes;
   }
@@ -130,7 +134,9 @@ bool Scheduler::takeBatch(std::vector<Item>* batch) {
   };
   if (queue_.empty()) return false;  // stopping, nothing left
   const auto until = Clock::now() + options_.max_queue_delay;
-  while (!fill() && !stopping_ && options_.max_queue_delay.count() > 0) {
+  const double delay_seconds = std::chrono::duration<double>(options_.max_queue_delay).count();
+  const bool worth_waiting = arrivals_per_second_ * delay_seconds >= 1.0;
+  while (!fill() && !stopping_ && worth_waiting) {
     if (work_.wait_until(lock, until) == std::cv_status::timeout) {
       fill();
       break;

@@ -30,7 +30,10 @@ using Clock = std::chrono::steady_clock;
 struct SchedulerOptions {
   int max_batch_molecules = 64;
   int max_batch_atoms = 2048;
-  std::chrono::microseconds max_queue_delay{2000};  // 0 = run what is there (batching off)
+  // How long a worker waits for a batch to fill; 0 = run what is there. It waits only while
+  // molecules arrive fast enough that one is expected within the delay (else waiting only adds
+  // latency: a single client pays it on every request).
+  std::chrono::microseconds max_queue_delay{2000};
   int64_t max_queue_molecules = 20000;
   int64_t max_queue_bytes = 32 << 20;
   int max_smiles_bytes = 4096;  // longer: the molecule's status is invalid_argument, not computed
@@ -96,6 +99,8 @@ class Scheduler {
   bool stopping_ = false, abandon_ = false;
   std::atomic<int64_t> in_flight_{0};
   std::atomic<double> molecules_per_second_{0};
+  double arrivals_per_second_ = 0;  // under mutex_: molecules submitted, smoothed
+  Clock::time_point last_arrival_{};
   std::shared_ptr<tensor::TensorMemoryTracker> tensor_memory_;
   std::vector<std::thread> workers_;
 };
