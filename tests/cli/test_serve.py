@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """graphormer-cli serve end to end: a real server process on loopback and real HTTP clients
 (http.client and raw sockets). Every status code for its cause, per-molecule statuses in order,
-batching across requests, deadlines, 429, hostile and slow clients, sd_notify, SIGHUP reload
+batching across requests, deadlines, 429, hostile and slow clients, out-of-memory molecules,
+sd_notify, SIGHUP reload
 under load (the SHA-256 switches, a corrupt checkpoint keeps the old model) and SIGTERM under
 load (no admitted request lost, exit 0).
 
@@ -380,6 +381,18 @@ def drain(s, notify):
     check(notify.seen("STOPPING=1"), "sd_notify STOPPING=1")
 
 
+def test_out_of_memory(tmp):
+    s = Server(tmp, "oom", "--memory-budget-mib", "2", "--no-trust")
+    try:
+        status, body, _ = s.predict(["CCO", "C" * 300, "c1ccccc1O"])
+        statuses = [r["status"] for r in body["results"]] if body else []
+        check(status == 200 and statuses == ["ok", "out_of_memory", "ok"],
+              f"a molecule over --memory-budget-mib: out_of_memory, the others ok ({statuses})")
+        check(s.predict(["CCN"])[0] == 200, "the server keeps serving after an out-of-memory molecule")
+    finally:
+        check(s.stop() == 0, "exit 0 on SIGTERM (out-of-memory server)")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="gs-serve-test.")
     try:
@@ -396,6 +409,7 @@ def main():
             check(s.proc.poll() is None, "the server survived every bad input")
         finally:
             check(s.stop() == 0, "exit 0 on SIGTERM")
+        test_out_of_memory(tmp)
         test_reload_and_drain(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
