@@ -382,8 +382,17 @@ def drain(s, notify):
 
 
 def test_out_of_memory(tmp):
-    s = Server(tmp, "oom", "--memory-budget-mib", "2", "--no-trust")
+    s = Server(tmp, "oom", "--memory-budget-mib", "2", "--no-trust", "--max-connections", "4")
     try:
+        held = [socket.create_connection(("127.0.0.1", s.port), timeout=10) for _ in range(4)]
+        over = s.raw(b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n")
+        for c in held:
+            c.close()
+        check(status_line(over) == 503, "a connection over --max-connections: 503")
+        deadline = time.monotonic() + 10
+        while s.get("/v2/health/live", key=None)[0] != 200 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(s.get("/v2/health/live", key=None)[0] == 200, "served again once the held connections close")
         status, body, _ = s.predict(["CCO", "C" * 300, "c1ccccc1O"])
         statuses = [r["status"] for r in body["results"]] if body else []
         check(status == 200 and statuses == ["ok", "out_of_memory", "ok"],
