@@ -38,8 +38,9 @@ for line in sys.stdin:
          -DCMAKE_CXX_FLAGS="-D_GLIBCXX_USE_CXX11_ABI=$abi" > "$out/configure.log" 2>&1; then
       tail -30 "$out/configure.log"; exit 1
     fi
-    if ! cmake --build build-gpu --target gpu_check -j "$(nproc)" > "$out/build.log" 2>&1; then
-      grep -m 20 -B2 -A6 "error" "$out/build.log" || tail -40 "$out/build.log"; exit 1
+    keep=(); [ ${#generator[@]} -gt 0 ] && keep=(-- -k 0)  # every compile error at once
+    if ! cmake --build build-gpu --target gpu_check -j "$(nproc)" "${keep[@]}" > "$out/build.log" 2>&1; then
+      grep -E "error|FAILED" "$out/build.log" | head -60 || tail -40 "$out/build.log"; exit 1
     fi
     timeout "${GPU_CHECK_SECONDS:-360}" build-gpu/bench/gpu_check --model resources/models/default \
       --molecules gpu-input/molecules.jsonl --out "$out/gpu-check.json" --device cuda 2>&1 | tee "$out/run.log"

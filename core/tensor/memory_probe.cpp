@@ -16,7 +16,8 @@ namespace {
 class Reporter final : public c10::MemoryReportingInfoBase {
  public:
   explicit Reporter(std::shared_ptr<TensorMemoryTracker> t) : tracker_(std::move(t)) {}
-  void reportMemoryUsage(void*, int64_t alloc_size, int64_t, int64_t, c10::Device device) override {
+  void reportMemoryUsage(void*, int64_t alloc_size, compat::MemoryReportTotal, compat::MemoryReportTotal,
+                         c10::Device device) override {
     if (device.is_cpu()) tracker_->record(alloc_size);
   }
   bool memoryProfilingEnabled() const override { return true; }

@@ -15,6 +15,12 @@
 #ifdef GS_WITH_CUDA
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <c10/cuda/CUDACachingAllocator.h>
+#if __has_include(<c10/core/CachingDeviceAllocator.h>)
+#include <c10/core/CachingDeviceAllocator.h>
+namespace gs_cuda_stats = c10::CachingDeviceAllocator;  // 2.x: the device-generic allocator stats
+#else
+namespace gs_cuda_stats = c10::cuda::CUDACachingAllocator;
+#endif
 #endif
 
 #define GS_TORCH_AT_LEAST(major, minor) \
@@ -164,8 +170,8 @@ CudaAllocatorStats cudaAllocatorStats(int device_index) {
   CudaAllocatorStats s;
 #ifdef GS_WITH_CUDA
   if (!cudaAvailable()) return s;
-  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device_index);
-  constexpr auto kAll = static_cast<size_t>(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE);
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(device_index));
+  constexpr auto kAll = static_cast<size_t>(gs_cuda_stats::StatType::AGGREGATE);
   s.available = true;
   s.allocated = stats.allocated_bytes[kAll].current;
   s.peak_allocated = stats.allocated_bytes[kAll].peak;
@@ -179,7 +185,7 @@ CudaAllocatorStats cudaAllocatorStats(int device_index) {
 
 void cudaResetPeak(int device_index) {
 #ifdef GS_WITH_CUDA
-  if (cudaAvailable()) c10::cuda::CUDACachingAllocator::resetPeakStats(device_index);
+  if (cudaAvailable()) c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(device_index));
 #else
   (void)device_index;
 #endif

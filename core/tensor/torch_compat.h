@@ -3,8 +3,12 @@
 // calls. Builds against LibTorch 1.13 (Debian, CPU) and 2.x (PyTorch wheels, CUDA).
 //   - autocast: 1.13 has per-backend setters (set_cpu_enabled, set_autocast_cpu_dtype); 2.4
 //     replaced them with set_autocast_enabled(DeviceType, bool) / set_autocast_dtype.
-//   - CUDA allocator statistics exist only in CUDA builds (GS_WITH_CUDA, set by CMake).
+//   - CUDA allocator statistics exist only in CUDA builds (GS_WITH_CUDA, set by CMake); their
+//     StatType moved from c10::cuda::CUDACachingAllocator to c10::CachingDeviceAllocator.
+//   - c10::MemoryReportingInfoBase::reportMemoryUsage took int64_t totals in 1.13 and size_t
+//     later: MemoryReportTotal is whatever this LibTorch declares.
 #include <ATen/core/Tensor.h>
+#include <c10/core/Allocator.h>
 #include <c10/core/Device.h>
 #include <c10/core/DeviceType.h>
 #include <c10/core/ScalarType.h>
@@ -15,6 +19,17 @@
 #include "common/status.h"
 
 namespace gs::compat {
+
+namespace detail {
+template <typename F>
+struct ThirdParameter;
+template <typename C, typename R, typename A1, typename A2, typename A3, typename A4, typename A5>
+struct ThirdParameter<R (C::*)(A1, A2, A3, A4, A5)> {
+  using type = A3;
+};
+}  // namespace detail
+// The type of the totals in c10::MemoryReportingInfoBase::reportMemoryUsage.
+using MemoryReportTotal = detail::ThirdParameter<decltype(&c10::MemoryReportingInfoBase::reportMemoryUsage)>::type;
 
 // Enables autocast for one device type and dtype for the guard's lifetime, restoring the previous
 // state after; the outermost guard clears the autocast weight cache. Thread-local, like autocast.
