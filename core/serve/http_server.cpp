@@ -8,6 +8,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -196,17 +197,26 @@ class Session : public std::enable_shared_from_this<Session> {
 }  // namespace
 
 struct HttpServer::Impl {
-  Impl(net::io_context& io, Shared shared) : io(io), shared(shared), acceptor(net::make_strand(io)) {}
+  Impl(net::io_context& io, Shared shared)
+      : io(io), shared(shared), acceptor(net::make_strand(io)), pause(acceptor.get_executor()) {}
   net::io_context& io;
   Shared shared;
   tcp::acceptor acceptor;
+  net::steady_timer pause;  // after an accept error (e.g. out of file descriptors): no busy loop
   std::atomic<bool> accepting{false};
 
   void accept() {
     acceptor.async_accept(net::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
       if (!accepting) return;
-      if (!ec) admit(std::move(socket));
-      accept();
+      if (!ec) {
+        admit(std::move(socket));
+        return accept();
+      }
+      shared.metrics.countRejection("accept_error");
+      pause.expires_after(std::chrono::milliseconds(50));
+      pause.async_wait([this](beast::error_code) {
+        if (accepting) accept();
+      });
     });
   }
 
@@ -257,6 +267,7 @@ void HttpServer::stopAccepting() {
   net::dispatch(impl_->acceptor.get_executor(), [this] {
     beast::error_code ec;
     impl_->acceptor.close(ec);
+    impl_->pause.cancel();
   });
 }
 
