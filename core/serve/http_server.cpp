@@ -128,7 +128,12 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.expires_never();
     auto self = shared_from_this();
     job_ = shared_.service.handle(request_, [self](HttpResponse response) {
-      net::post(self->stream_.get_executor(), [self, r = std::move(response)]() mutable { self->send(std::move(r), false); });
+      // Counted from here, so a drain never sees a response between its job and its write.
+      self->shared_.service.responses_in_write.fetch_add(1);
+      net::post(self->stream_.get_executor(), [self, r = std::move(response)]() mutable {
+        self->send(std::move(r), false);
+        self->shared_.service.responses_in_write.fetch_sub(1);
+      });
     });
     if (job_) watchForHangUp();
   }

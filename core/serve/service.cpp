@@ -227,8 +227,8 @@ std::shared_ptr<Job> Service::predict(const HttpRequest& request, const Route& r
       resp.molecules = static_cast<int64_t>(rows.size());
     }
     metrics_.request_seconds.observe(std::chrono::duration<double>(Clock::now() - job->admitted).count());
+    respond(std::move(resp));  // counts the response as in write before the job stops counting
     open_predictions.fetch_sub(1);
-    respond(std::move(resp));
   };
   open_predictions.fetch_add(1);
   switch (scheduler_.submit(job)) {
