@@ -62,7 +62,6 @@ bool readLimits(const CliArgs& args, serve::ServeOptions* o, std::string* error)
   o->scheduler.max_queue_molecules = queue_molecules;
   o->scheduler.max_queue_delay = std::chrono::milliseconds(delay_ms);
   o->default_timeout_ms = timeout_ms;
-  o->request.max_smiles_bytes = o->scheduler.max_smiles_bytes;
   return true;
 }
 

@@ -17,7 +17,6 @@ namespace gs::serve {
 // What one request may contain (the HTTP-level limits are in server_options.h).
 struct RequestLimits {
   int max_molecules = 10000;      // per request (413 above)
-  int max_smiles_bytes = 4096;    // per molecule (a per-molecule status above)
   int max_id_bytes = 256;         // per molecule (400 above)
   int max_json_depth = 8;         // 400 above; the decoder needs 4
   int64_t max_timeout_ms = 600000;

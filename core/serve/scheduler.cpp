@@ -47,22 +47,19 @@ Scheduler::Scheduler(SchedulerOptions options, ModelHost& host, Metrics& metrics
     : options_(options), host_(host), metrics_(metrics),
       tensor_memory_(std::make_shared<tensor::TensorMemoryTracker>()) {}
 
-Scheduler::~Scheduler() { stop(true); }
+Scheduler::~Scheduler() { stop(); }
 
 void Scheduler::start() {
   for (int w = 0; w < host_.workers(); ++w) workers_.emplace_back([this, w] { workerLoop(w); });
 }
 
-void Scheduler::stop(bool abandon) {
+void Scheduler::stop() {
   std::deque<Item> left;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
-    abandon_ = abandon_ || abandon;
-    if (abandon_) {
-      left.swap(queue_);
-      queued_bytes_ = 0;
-    }
+    left.swap(queue_);
+    queued_bytes_ = 0;
   }
   work_.notify_all();
   for (const Item& item : left) {

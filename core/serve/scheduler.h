@@ -62,8 +62,9 @@ class Scheduler {
   Scheduler(SchedulerOptions options, ModelHost& host, Metrics& metrics);
   ~Scheduler();
   void start();
-  // Stops taking new batches once the queue is empty (or at once with `abandon`) and joins.
-  void stop(bool abandon);
+  // Answers what is still queued as cancelled ("the server stopped") and joins the workers; the
+  // batches being computed finish. Draining before this is the service's job (server.h).
+  void stop();
 
   // All of the job's molecules are queued, or none.
   Admission submit(const std::shared_ptr<Job>& job);
@@ -96,7 +97,7 @@ class Scheduler {
   std::condition_variable work_;
   std::deque<Item> queue_;
   int64_t queued_bytes_ = 0;
-  bool stopping_ = false, abandon_ = false;
+  bool stopping_ = false;
   std::atomic<int64_t> in_flight_{0};
   std::atomic<double> molecules_per_second_{0};
   double arrivals_per_second_ = 0;  // under mutex_: molecules submitted, smoothed

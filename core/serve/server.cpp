@@ -64,7 +64,7 @@ class Lifecycle {
     const int status = loadAndServe();
     for (auto& t : io_threads) t.join();
     joinReloads();
-    scheduler_.stop(true);
+    scheduler_.stop();
     logLine("info", "stopped", [&](JsonWriter& w) { w.field("exit_status", status); });
     return status;
   }
