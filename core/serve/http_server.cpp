@@ -64,7 +64,7 @@ struct Shared {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, Shared& shared) : stream_(std::move(socket)), shared_(shared) {
+  Session(tcp::socket&& socket, Shared shared) : stream_(std::move(socket)), shared_(shared) {
     beast::error_code ec;
     const auto endpoint = stream_.socket().remote_endpoint(ec);
     if (!ec) remote_ = endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
@@ -189,7 +189,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   beast::tcp_stream stream_;
-  Shared& shared_;
+  Shared shared_;  // by value: a session may outlive the server object (destroyed with the I/O context)
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   HttpRequest request_;
