@@ -398,8 +398,11 @@ def test_out_of_memory(tmp):
         check(status == 200 and statuses == ["ok", "out_of_memory", "ok"],
               f"a molecule over --memory-budget-mib: out_of_memory, the others ok ({statuses})")
         check(s.predict(["CCN"])[0] == 200, "the server keeps serving after an out-of-memory molecule")
+        idle = s.conn()  # a kept-alive connection still open when the server stops
+        idle.request("GET", "/v2/health/live")
+        idle.getresponse().read()
     finally:
-        check(s.stop() == 0, "exit 0 on SIGTERM (out-of-memory server)")
+        check(s.stop() == 0, "exit 0 on SIGTERM with an idle kept-alive connection open")
 
 
 def main():
