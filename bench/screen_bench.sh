@@ -58,7 +58,11 @@ done
 t=$(now); "$cli" screen merge "$work/s$last" --output "$work/merged.csv.gz" 2> /dev/null; merge_s=$(since "$t")
 merged_mb=$(du -m "$work/merged.csv.gz" | cut -f1)
 
-python3 - "$n" "$predict_s" "$plan_s" "$run1_s" "$run2_s" "$merge_s" "$merged_mb" "$work/s$last" <<'PY'
+# The overhead outside the shard loop compares a run's wall time with its own receipts: the
+# receipts of screen --local 1 when it ran, else those of --local 2.
+receipts_of=$work/s$last
+[[ $run1_s == 0 ]] || receipts_of=$work/s1
+python3 - "$n" "$predict_s" "$plan_s" "$run1_s" "$run2_s" "$merge_s" "$merged_mb" "$receipts_of" <<'PY'
 import glob, json, sys
 n = int(sys.argv[1]); predict, plan, run1, run2, merge = map(float, sys.argv[2:7]); mb = float(sys.argv[7])
 import os, re
