@@ -14,12 +14,16 @@
 #include "jobs/explain_job.h"
 #include "jobs/featurize_job.h"
 #include "jobs/predict_job.h"
+#include "version.h"
 
 namespace {
 using gs::app::fail;
 
 const char* kUsage =
     "usage: graphormer-cli <command> [options]\n"
+    "       graphormer-cli --version | --help\n"
+    "Molecular property prediction with Graphormer, a graph transformer: predicts, trains, evaluates,\n"
+    "explains, benchmarks, screens libraries on clusters and serves predictions over HTTP.\n"
     "\n"
     "commands:\n"
     "  featurize --input FILE [--convention official|hf] [--json] [--multi-hop-max-dist N] [INPUT OPTIONS]\n"
@@ -319,6 +323,10 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
+  if (command == "--version" || command == "-v") {
+    std::cout << gs::app::versionText("graphormer-cli", "Qt: not used (the desktop app is graphormer-studio)");
+    return 0;
+  }
   if (command == "featurize") return featurizeCommand(argc, argv);
   if (command == "predict") return predictCommand(argc, argv);
   if (command == "train") return gs::app::trainCommand(argc, argv);

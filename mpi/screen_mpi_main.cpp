@@ -12,6 +12,19 @@
 
 namespace {
 
+const char* kUsage =
+    "usage: mpirun -np N graphormer-screen-mpi DIR [--local N] [--worker PATH]\n"
+    "Runs the shards of a screening plan (graphormer-cli screen plan --out DIR) under MPI. Rank 0\n"
+    "hands out shard ids as ranks ask for work and re-issues the last shards to idle ranks (the first\n"
+    "valid result wins); each rank runs its shards as graphormer-cli worker processes. Running the same\n"
+    "mpirun again resumes: a shard with a valid receipt is never run twice. SIGUSR1 or SIGTERM (a\n"
+    "scheduler's walltime warning) commits the finished batches and exits 0. See docs/SCREENING.md.\n"
+    "\n"
+    "options:\n"
+    "  --local N       worker processes per rank (1)\n"
+    "  --worker PATH   the graphormer-cli the ranks run (default: the one next to this program)\n"
+    "  --help          this text\n";
+
 volatile sig_atomic_t g_stop = 0;
 void onStop(int) { g_stop = 1; }
 
@@ -25,6 +38,11 @@ std::string besideSelf(const char* name) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::cout << kUsage;  // before MPI_Init: no MPI runtime needed to read it
+      return 0;
+    }
   MPI_Init(&argc, &argv);
   gs::mpi::MpiOptions o;
   o.worker = besideSelf("graphormer-cli");
@@ -34,7 +52,7 @@ int main(int argc, char** argv) {
     else if (a == "--worker" && i + 1 < argc) o.worker = argv[++i];
     else if (a.rfind("--", 0) != 0 && o.dir.empty()) o.dir = a;
     else {
-      std::cerr << "usage: mpirun -np N graphormer-screen-mpi DIR [--local N] [--worker PATH/graphormer-cli]\n";
+      std::cerr << kUsage;
       MPI_Finalize();
       return 2;
     }

@@ -3,12 +3,15 @@
 # debootstrap, clones the committed HEAD of this repository into it, and runs in it (chroot)
 #   1. the README's test command:  CI=true bash scripts/test.sh   (as .ci/run does)
 #   2. the README's run command:   bash scripts/run.sh            (no display: must print predictions)
+#   3. with --only package: the Debian packages (scripts/package.sh, built here at HEAD when dist/
+#      does not hold them) installed with apt-get and checked by scripts/check-installed-packages.sh
+#      (screenshot and logs in WORKDIR/package-check/)
 # It prints how long each took and exits non-zero on any failure.
 #
 # Usage (as root): bash scripts/check-fresh-machine.sh [--workdir DIR] [--separate] [--only test|run] [--keep]
 #   --workdir DIR  where roots and logs go (default /var/tmp/graphormer-fresh-machine); needs ~8 GiB
 #   --separate     each command in its own fresh root, so each is proven alone (twice the install time)
-#   --only CMD     run one of the two commands
+#   --only CMD     run one command: test, run or package (package is not part of the default pair)
 #   --keep         leave the root(s) in place for inspection
 #   --prepare      only make (or check) the debootstrap base, run nothing
 # The debootstrap base (minbase: Debian's essential packages and apt, nothing else) is kept as a
@@ -26,11 +29,11 @@ while [ $# -gt 0 ]; do
     --only) only=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     --prepare) prepare=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "check-fresh-machine: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
-case "$only" in ""|test|run) ;; *) echo "check-fresh-machine: --only takes test or run" >&2; exit 2 ;; esac
+case "$only" in ""|test|run|package) ;; *) echo "check-fresh-machine: --only takes test, run or package" >&2; exit 2 ;; esac
 [ "$(id -u)" -eq 0 ] || { echo "check-fresh-machine: needs root (debootstrap, chroot, mounts)" >&2; exit 2; }
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$workdir"
@@ -114,6 +117,12 @@ run_command() {  # name root
           in_root "$root" bash -c 'cd /root/graphormer-studio && CI=true bash scripts/test.sh' > "$logf" 2>&1 || rc=$? ;;
     run)  log "README run command in $root: bash scripts/run.sh (log: $logf)"
           in_root "$root" bash -c 'cd /root/graphormer-studio && bash scripts/run.sh' > "$logf" 2>&1 || rc=$? ;;
+    package) log "packages installed in $root: scripts/check-installed-packages.sh (log: $logf)"
+          cp -r "$repo/dist" "$root/root/graphormer-studio/dist"
+          in_root "$root" bash -c 'cd /root/graphormer-studio && OUT_DIR=/root/package-check bash scripts/check-installed-packages.sh' \
+            > "$logf" 2>&1 || rc=$?
+          rm -rf "$workdir/package-check" && cp -r "$root/root/package-check" "$workdir/package-check" || true
+          grep -E '^(== |downloaded|packages pulled|predict:|man |completion:|studio:|unit |purge:|check-installed)' "$logf" ;;
   esac
   took[$name]=$(( $(date +%s) - t0 ))
   if [ "$name" = test ] && [ $rc -eq 0 ]; then
@@ -128,8 +137,19 @@ run_command() {  # name root
   return $rc
 }
 
+# The packages of HEAD, built here (the root gets only the .deb files).
+ensure_packages() {
+  local rev
+  rev=$(git -C "$repo" rev-parse --short=10 HEAD)
+  if ! ls "$repo"/dist/graphormer-cli_*"$rev"*.deb > /dev/null 2>&1; then
+    log "building the packages of $rev: scripts/package.sh"
+    bash "$repo/scripts/package.sh" > "$workdir/package-build.log" 2>&1 || { tail -40 "$workdir/package-build.log"; exit 1; }
+  fi
+}
+
 make_base
 [ $prepare -eq 1 ] && { log "base ready: $base"; exit 0; }
+[ "$only" = package ] && ensure_packages
 log "HEAD $head; base $(du -h "$base" | cut -f1)"
 commands=(test run)
 [ -n "$only" ] && commands=("$only")
@@ -150,6 +170,6 @@ cleanup
 for name in "${commands[@]}"; do
   printf 'check-fresh-machine: %-4s command: %5d s (%d min %02d s)\n' "$name" "${took[$name]}" $(( took[$name] / 60 )) $(( took[$name] % 60 ))
 done
-if [ $keep -eq 0 ]; then for r in root root-test root-run; do remove_root "$workdir/$r" || status=1; done; fi
+if [ $keep -eq 0 ]; then for r in root root-test root-run root-package; do remove_root "$workdir/$r" || status=1; done; fi
 if [ $status -eq 0 ]; then echo "check-fresh-machine: PASSED at $head"; else echo "check-fresh-machine: FAILED at $head"; fi
 exit $status

@@ -22,6 +22,10 @@ PKGS=(
   qt6-base-dev qt6-svg-dev libqcustomplot-dev
   xvfb xauth
 )
+# scripts/package.sh --packaging: the tools that build and check the Debian packages too.
+if [ "${1:-}" = "--packaging" ]; then
+  PKGS+=(dpkg-dev file lintian desktop-file-utils appstream)
+fi
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 missing=()

@@ -31,6 +31,7 @@
 #include "memory_chart.h"
 #include "remote_client.h"
 #include "model_card_view.h"
+#include "predict_offer.h"
 #include "molecule_panel.h"
 #include "results_model.h"
 #include "results_tab.h"
@@ -151,11 +152,13 @@ void MainWindow::connectWorker() {
     results_tab_->setTrust(card.label_range, card.trust_note);
     model_card_->showCard(card);
     run_->setEnabled(!running_ && !training_);
+    offer_->setReady(true);
     statusBar()->showMessage(tr("Model: %1 | Device: %2").arg(QFileInfo(card.path).fileName(), settings_->device()));
     Q_EMIT modelReady(true);
   });
   connect(worker_, &InferenceWorker::modelFailed, this, [this](const QString& message) {
     has_model_ = false;
+    offer_->setReady(false);
     model_card_->showError(message);
     run_->setEnabled(false);
     Q_EMIT modelReady(false);
@@ -263,6 +266,8 @@ QWidget* MainWindow::buildInputPanel() {
   input_file_ = new QLabel;
   input_file_->setWordWrap(true);
   input_file_->hide();
+  offer_ = new PredictOffer;
+  connect(offer_, &PredictOffer::accepted, this, &MainWindow::runPrediction);
   auto* open = new QPushButton(tr("Open file..."));
   connect(open, &QPushButton::clicked, this, &MainWindow::openMolecules);
   auto* examples = new QComboBox;
@@ -285,6 +290,7 @@ QWidget* MainWindow::buildInputPanel() {
   buttons->addWidget(clear);
   l->addWidget(input_, 1);
   l->addWidget(input_file_);
+  l->addWidget(offer_);
   l->addLayout(buttons);
   return box;
 }
@@ -396,6 +402,7 @@ void MainWindow::cancelRun() {
 
 void MainWindow::setRunning(bool running) {
   running_ = running;
+  if (running) offer_->dismiss();
   run_->setEnabled(!running && !training_ && has_model_);
   cancel_->setEnabled(running);
   chart_->setRunning(running);
@@ -411,7 +418,13 @@ void MainWindow::chooseColumns(const QString& path) {
   if (isVisible()) askColumns(this, path, &smiles_column_, &id_column_);
 }
 
+void MainWindow::offerToPredict(const QString& path) {
+  setInputFile(path);
+  offer_->offer(QFileInfo(path).fileName());
+}
+
 void MainWindow::setInputFile(const QString& path) {
+  offer_->dismiss();
   file_path_ = path;
   guard_->addInput(path);
   smiles_column_.clear();

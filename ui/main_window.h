@@ -22,6 +22,7 @@ class QTableWidget;
 namespace gs::ui {
 
 class ServerMonitor;
+class PredictOffer;
 
 class CompareView;
 class MemoryChart;
@@ -63,6 +64,9 @@ class MainWindow final : public QMainWindow {
   // Writes all rows (or the selected ones) as the CLI does: CSV + run record.
   bool exportCsv(const QString& path, bool selection_only, QString* error = nullptr);
   void setInputFile(const QString& path);
+  // Opens a file handed over from outside (file manager, command line) and offers to predict it.
+  void offerToPredict(const QString& path);
+  PredictOffer* predictOffer() const { return offer_; }
   // Shows the Train tab with a labelled file open and these target columns ticked.
   void openTraining(const QString& path, const QStringList& targets);
 
@@ -115,6 +119,7 @@ class MainWindow final : public QMainWindow {
   QTabWidget* tabs_ = nullptr;
   QPlainTextEdit* input_ = nullptr;
   QLabel* input_file_ = nullptr;
+  PredictOffer* offer_ = nullptr;
   QPushButton *run_ = nullptr, *cancel_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QLabel* rate_ = nullptr;
