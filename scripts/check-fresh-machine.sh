@@ -122,7 +122,7 @@ run_command() {  # name root
           in_root "$root" bash -c 'cd /root/graphormer-studio && OUT_DIR=/root/package-check bash scripts/check-installed-packages.sh' \
             > "$logf" 2>&1 || rc=$?
           rm -rf "$workdir/package-check" && cp -r "$root/root/package-check" "$workdir/package-check" || true
-          grep -E '^(== |downloaded|packages pulled|predict:|man |completion:|studio:|unit |purge:|check-installed)' "$logf" ;;
+          grep -E '^(== |downloaded|packages|predict:|man |completion:|studio:|unit |purge:|check-installed)' "$logf" ;;
   esac
   took[$name]=$(( $(date +%s) - t0 ))
   if [ "$name" = test ] && [ $rc -eq 0 ]; then
