@@ -35,10 +35,10 @@ snapshot "$out/files-before.txt"
 
 step "0. what each use pulls (apt-get --simulate)"
 headless=$(apt-get install -s --no-install-recommends ./dist/graphormer-cli_*.deb ./dist/graphormer-model-default_*.deb | grep -c '^Inst ')
-desktop=$(apt-get install -s --no-install-recommends ./dist/graphormer-studio_*.deb | grep -c '^Inst ')
+desktop=$(apt-get install -s --no-install-recommends ./dist/graphormer-studio_*.deb ./dist/graphormer-model-default_*.deb | grep -c '^Inst ')
 everything=$(apt-get install -s --no-install-recommends "${debs[@]/#/./}" | grep -c '^Inst ')
 qt=$(apt-get install -s --no-install-recommends ./dist/graphormer-cli_*.deb ./dist/graphormer-model-default_*.deb | grep -c '^Inst libqt6' || true)
-echo "packages installed: headless (cli + model) $headless (Qt libraries among them: $qt), desktop (studio) $desktop, all four $everything"
+echo "packages installed: headless (cli + model) $headless (Qt libraries among them: $qt), desktop (studio + model) $desktop, all four $everything"
 [ "$qt" -eq 0 ] || fail "the headless install pulls Qt"
 
 step "1. apt-get install ./dist/*.deb (the root's only sources are Debian's)"
