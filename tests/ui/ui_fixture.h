@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <QEventLoop>
+#include <QPlainTextEdit>
 #include <QTimer>
 
 #include <unistd.h>
