@@ -90,7 +90,8 @@ studio=$!
 shown=""
 for _ in $(seq 300); do  # up to 60 s for the window (and the model) to come up
   kill -0 $studio 2> /dev/null || break
-  if xwininfo -display :71 -root -tree 2> /dev/null | grep -q '"Graphormer Studio"'; then shown=1; sleep 3; break; fi
+  windows=$(xwininfo -display :71 -root -tree 2> /dev/null || true)  # not piped into grep -q: SIGPIPE under pipefail
+  if grep -q '"Graphormer Studio"' <<< "$windows"; then shown=1; sleep 3; break; fi
   sleep 0.2
 done
 [ -n "$shown" ] || { cat "$out/studio.log"; fail "no 'Graphormer Studio' window appeared"; }

@@ -12,14 +12,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # --version: "<program> X.Y.Z (git REV)" then the library versions.
 check_version() {  # program exe pattern-of-extra-line
-  local out
+  local out first
   out=$("$2" --version)
   echo "$out"
-  head -1 <<< "$out" | grep -qE "^$1 [0-9]+\.[0-9]+\.[0-9]+ \(git [^)]+\)$" || fail "$1 --version: first line '$(head -1 <<< "$out")'"
+  first=${out%%$'\n'*}
+  grep -qE "^$1 [0-9]+\.[0-9]+\.[0-9]+ \(git [^)]+\)$" <<< "$first" || fail "$1 --version: first line '$first'"
   grep -qE '^LibTorch [0-9]+\.[0-9]+\.[0-9]+.*, RDKit [0-9]{4}\.[0-9]{2}' <<< "$out" || fail "$1 --version lacks LibTorch/RDKit versions"
   grep -qE "$3" <<< "$out" || fail "$1 --version lacks '$3'"
   if head=$(git -C "$src" rev-parse --short=7 HEAD 2> /dev/null); then
-    head -1 <<< "$out" | grep -q "$head" || fail "$1 --version does not name HEAD $head (a stale build?)"
+    grep -q "$head" <<< "$first" || fail "$1 --version does not name HEAD $head (a stale build?)"
   fi
 }
 check_version graphormer-cli "$cli" '^Qt: not used'
@@ -30,8 +31,9 @@ check_page() {  # program exe
   local prog=$1 exe=$2 page="$work/$1.1" flag missing=0
   "$exe" --help > "$work/$prog.help" 2> /dev/null
   python3 "$gen" man "$prog" 1 "exe:$exe" /dev/null "$page" --summary "test page"
+  sed 's/\\-/-/g' "$page" > "$page.txt"  # a file, not a pipe: grep -q would cut sed off (SIGPIPE under pipefail)
   for flag in $(grep -oE -- '--[a-z0-9][a-z0-9-]*' "$work/$prog.help" | sort -u); do
-    sed 's/\\-/-/g' "$page" | grep -q -- "$flag" || { echo "$prog.1 lacks $flag"; missing=1; }
+    grep -q -- "$flag" "$page.txt" || { echo "$prog.1 lacks $flag"; missing=1; }
   done
   [ $missing -eq 0 ] || fail "$prog.1 lacks flags of its --help"
   grep -q '^\.SH SYNOPSIS' "$page" && grep -q '^\.SH DESCRIPTION' "$page" || fail "$prog.1 lacks SYNOPSIS or DESCRIPTION"
