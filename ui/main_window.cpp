@@ -347,6 +347,7 @@ void MainWindow::loadModel(const QString& path) {
   model_path_ = path;
   has_model_ = false;
   run_->setEnabled(false);
+  offer_->setReady(false);  // Predict waits for the new model
   model_card_->showLoading(path);
   QMetaObject::invokeMethod(worker_, [w = worker_, path] { w->loadModel(path); }, Qt::QueuedConnection);
 }
