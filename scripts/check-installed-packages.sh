@@ -31,7 +31,6 @@ snapshot() {
 step "tools for this check (not dependencies of the packages): Xvfb, xwd, netpbm, man-db"
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends xvfb xauth x11-apps x11-utils netpbm man-db > /dev/null
-snapshot "$out/files-before.txt"
 
 step "0. what each use pulls (apt-get --simulate)"
 headless=$(apt-get install -s --no-install-recommends ./dist/graphormer-cli_*.deb ./dist/graphormer-model-default_*.deb | grep -c '^Inst ')
