@@ -55,9 +55,11 @@ const char* kUsage =
     "      SIGHUP reloads the model beside the current one. --batch-size caps molecules per batch (64).\n"
     "\n"
     "  predict --input FILE --output FILE.csv [MODEL OPTIONS] [INPUT OPTIONS] [TRUST OPTIONS]\n"
-    "          [--convention official|hf] [--spatial-pos-max N] [--no-bucketing] [--quiet]\n"
+    "          [--convention official|hf] [--spatial-pos-max N] [--no-bucketing] [--drop-input-columns] [--quiet]\n"
     "      One CSV row per input row, in input order: row,id,smiles,canonical_smiles,status,<outputs>,\n"
-    "      <output>_lower,<output>_upper,<output>_sigma per output,domain,domain_reasons,nn_similarity,message;\n"
+    "      <output>_lower,<output>_upper,<output>_sigma per output,domain,domain_reasons,nn_similarity,message,\n"
+    "      then the input's other columns (CSV columns, SD data items; 'input_' prefixed on a name clash)\n"
+    "      unless --drop-input-columns;\n"
     "      a run record (model SHA-256, settings, versions, counts, trust) goes to FILE.csv.json.\n"
     "      Defaults: the model's index convention (official if it names none) and its spatial_pos_max.\n"
     "\n"
@@ -66,7 +68,7 @@ const char* kUsage =
     "        [--checkpoint-ratio R] [--loss l1|mse] [SPLIT OPTIONS] [--patience N] [--freeze-layers K] [--reset-head]\n"
     "        [--resume] [--lora-rank R] [--lora-alpha A] [--warmup F] [--weight-decay X] [--clip-norm X]\n"
     "        [--micro-batch N] [--memory-budget-mib N [--fit-precision]]\n"
-    "        [--schedule cosine|linear] [--units U[,U...]] [--description TEXT] [INPUT OPTIONS]\n"
+    "        [--schedule cosine|linear] [--units U[,U...]] [--description TEXT] [--mirror-invariant] [INPUT OPTIONS]\n"
     "      Trains (or, with --model, fine-tunes) on the file's targets (empty cells = missing), seeded\n"
     "      random or Bemis-Murcko scaffold split; writes DIR/model.safetensors (usable with predict\n"
     "      --model DIR), DIR/split.csv and best/last checkpoints for --resume. --lora-rank R fine-tunes\n"
@@ -80,6 +82,8 @@ const char* kUsage =
     "      --snapshots K (5) further cycles of --snapshot-epochs E (2) at --snapshot-lr X (half --lr) save a\n"
     "      snapshot ensemble in DIR/snapshots/; DIR/trust.safetensors then holds the interval calibration,\n"
     "      the applicability domain and the training molecules (see docs/TRUST.md).\n"
+    "      --mirror-invariant records that the targets are the same for a molecule and its mirror image\n"
+    "      (a gap, logP, TPSA): predictions of chiral molecules are then averaged with their mirror image.\n"
     "\n"
     "  evaluate --input FILE.csv [--targets COL[,COL...]] [MODEL OPTIONS] [SPLIT OPTIONS] [INPUT OPTIONS]\n"
     "      Validation and test MAE of the model next to three baselines fitted on the training subset\n"
@@ -125,6 +129,7 @@ const char* kUsage =
     "                       under M MiB (a memory model fitted on probe batches); --batch-size then caps them\n"
     "\n"
     "INPUT OPTIONS: --smiles-column C|#INDEX  --id-column C  --no-header  --sdf-id-property P  --max-atoms N\n"
+    "  --delimiter ,|;|tab|'|' (CSV/TSV; default: detected from the first line)\n"
     "  --atom-order canonical|as-written  --verbose (RDKit's own messages)\n"
     "SPLIT OPTIONS (train, evaluate, calibrate): --split random|scaffold|cluster  --seed N  --valid-fraction F (0.1)\n"
     "  --test-fraction F (0.1)  --calibration-fraction F (0.1)  --cluster-similarity S (Butina clusters at\n"
@@ -137,8 +142,9 @@ const char* kUsage =
     "writes the atoms in. 'canonical' (default) renumbers atoms canonically first, so every SMILES of a\n"
     "molecule gives the same result; 'as-written' keeps the input order, as OGB and the Python Graphormer do.\n"
     "\n"
-    "Input formats by extension: .smi (SMILES [name]), .csv/.tsv (header row; SMILES column\n"
-    "auto-detected or --smiles-column NAME|#INDEX), .sdf (ID from the title or --sdf-id-property).\n";
+    "Input formats by extension: .smi (SMILES [name]), .csv/.tsv (header row; comma, semicolon or tab;\n"
+    "SMILES column auto-detected or --smiles-column NAME|#INDEX), .sdf/.sd/.mol (ID from the title or\n"
+    "--sdf-id-property); each also gzip-, bzip2- or zstd-compressed.\n";
 
 
 using gs::app::CliArgs;
@@ -175,7 +181,7 @@ int predictCommand(int argc, char** argv) {
   CliArgs args;
   std::string error;
   gs::jobs::PredictJobOptions options;
-  const FlagSet flags = FlagSet{{"--input", "--output"}, {"--quiet"}} + gs::app::modelFlags() + gs::app::inputFlags() +
+  const FlagSet flags = FlagSet{{"--input", "--output"}, {"--quiet", "--drop-input-columns"}} + gs::app::modelFlags() + gs::app::inputFlags() +
                         gs::app::collationFlags() + gs::app::trustFlags();
   if (!gs::app::parseFlags(args, argc, argv, flags, &error) || !gs::app::readModelFlags(args, {}, &options.predictor, &error) ||
       !gs::app::readTrustFlags(args, &options.predictor, &error) ||
@@ -185,6 +191,7 @@ int predictCommand(int argc, char** argv) {
   options.input = args.get("--input");
   options.output = args.get("--output");
   if (options.input.empty() || options.output.empty()) return fail("predict needs --input and --output");
+  options.keep_input_columns = !args.has("--drop-input-columns");
   gs::jobs::PredictCallbacks callbacks;
   if (!args.has("--quiet"))
     callbacks.progress = [](int64_t rows) { std::cerr << "predict: " << rows << " rows done\r" << std::flush; };

@@ -21,7 +21,8 @@ FlagSet modelFlags() {
 }
 
 FlagSet inputFlags() {
-  return {{"--smiles-column", "--id-column", "--sdf-id-property", "--max-atoms", "--atom-order"}, {"--no-header", "--verbose"}};
+  return {{"--smiles-column", "--id-column", "--sdf-id-property", "--max-atoms", "--atom-order", "--delimiter"},
+          {"--no-header", "--verbose"}};
 }
 
 FlagSet collationFlags() { return {{"--convention", "--spatial-pos-max"}, {"--no-bucketing"}}; }
@@ -63,6 +64,10 @@ bool readInputFlags(const CliArgs& args, data::ReaderOptions* reader, predict::P
   reader->id_column = args.get("--id-column");
   reader->csv_header = !args.has("--no-header");
   reader->sdf_id_property = args.get("--sdf-id-property");
+  const std::string delimiter = args.get("--delimiter");
+  if (delimiter == "tab" || delimiter == "\\t") reader->csv_delimiter = '\t';
+  else if (delimiter.size() == 1 && (delimiter == "," || delimiter == ";" || delimiter == "|")) reader->csv_delimiter = delimiter[0];
+  else if (!delimiter.empty()) return *error = "--delimiter: expected ',', ';', '|' or 'tab', got '" + delimiter + "'", false;
   if (!args.getInt("--max-atoms", 512, 1, 100000, &out->parse.max_atoms, error)) return false;
   auto order = chem::parseAtomOrder(args.get("--atom-order", "canonical"));
   if (!order.isOk()) return *error = "--atom-order: " + order.status().message(), false;

@@ -77,7 +77,7 @@ int trainCommand(int argc, char** argv) {
                      "--checkpoint-ratio", "--loss", "--patience", "--freeze-layers", "--lora-rank", "--lora-alpha",
                      "--warmup", "--weight-decay", "--clip-norm", "--schedule", "--units", "--description", "--snapshots",
                      "--snapshot-epochs", "--snapshot-lr", "--micro-batch"},
-                    {"--reset-head", "--resume", "--fit-precision"}};
+                    {"--reset-head", "--resume", "--fit-precision", "--mirror-invariant"}};
   ModelFlagRules rules;
   rules.int8 = false;
   gs::predict::PredictorOptions po;
@@ -111,6 +111,7 @@ int trainCommand(int argc, char** argv) {
   o.featurize.atom_order = po.atom_order;
   o.target_units = splitList(args.get("--units"));
   o.description = args.get("--description");
+  o.mirror_invariant = args.has("--mirror-invariant");
   engine::TrainCallbacks callbacks;
   std::signal(SIGINT, onInterrupt);
   std::signal(SIGTERM, onInterrupt);

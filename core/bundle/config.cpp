@@ -183,6 +183,11 @@ Result<ModelMetadata> ModelMetadata::fromJson(const JsonValue& json) {
   int spm = -1;
   if (Status s = readInt(json, "training_spatial_pos_max", spm); !s.isOk()) return s;
   if (spm >= 0) m.spatial_pos_max = spm;
+  if (const JsonValue* v = json.find("mirror_invariant"); v && !v->isNull()) {
+    bool invariant = false;
+    if (Status s = readBool(json, "mirror_invariant", invariant); !s.isOk()) return s;
+    m.mirror_invariant = invariant;
+  }
   return m;
 }
 
@@ -194,6 +199,7 @@ void ModelMetadata::overrideWith(const ModelMetadata& other) {
   if (!other.target_mean.empty()) target_mean = other.target_mean;
   if (!other.target_std.empty()) target_std = other.target_std;
   if (!other.description.empty()) description = other.description;
+  if (other.mirror_invariant) mirror_invariant = other.mirror_invariant;
 }
 
 std::string ModelMetadata::toJson() const {
@@ -212,6 +218,7 @@ std::string ModelMetadata::toJson() const {
   if (convention) w.field("index_convention", graph::conventionName(*convention));
   if (spatial_pos_max) w.field("training_spatial_pos_max", *spatial_pos_max);
   if (!description.empty()) w.field("description", std::string_view(description));
+  if (mirror_invariant) w.field("mirror_invariant", *mirror_invariant);
   w.endObject();
   return out.str();
 }

@@ -55,7 +55,13 @@ struct ModelMetadata {
   std::vector<double> target_mean;             // outputs are de-normalised: y = raw * std + mean
   std::vector<double> target_std;
   std::string description;
+  // True when every target is the same for a molecule and its mirror image (a gap, logP, TPSA;
+  // not an optical rotation or a binding affinity to a chiral pocket): predictions are then
+  // averaged over both (engine/mirror_average.h). Absent = false, so checkpoints without it keep
+  // their reference behaviour.
+  std::optional<bool> mirror_invariant;
 
+  bool mirrorInvariant() const { return mirror_invariant.value_or(false); }
   std::string outputName(int i) const;
   // Output j in target units: raw * target_std[j] + target_mean[j] (raw when not normalised).
   // The one de-normalisation of predictions, explanations, comparisons and training reports.

@@ -18,9 +18,14 @@ const char* const kIdNames[] = {"id", "name", "title", "compound_id", "mol_id", 
 
 }  // namespace
 
-CsvReader::CsvReader(std::istream& in, const ReaderOptions& options, char delimiter)
+CsvReader::CsvReader(std::istream& in, const ReaderOptions& options, char delimiter, char fallback)
     : in_(in), delim_(delimiter), row_(options.first_row - 1) {
   detail::skipBom(in_);
+  if (!delim_) {
+    while ((has_pending_ = detail::readLine(in_, pending_)) && !pending_.empty() && pending_[0] == '#') {
+    }
+    delim_ = has_pending_ ? detectDelimiter(pending_, fallback) : fallback;
+  }
   if (options.csv_header) {
     bool unterminated = false;
     if (!readRow(header_, &unterminated)) {
@@ -61,9 +66,14 @@ bool CsvReader::readRow(std::vector<std::string>& fields, bool* unterminated) {
   fields.clear();
   *unterminated = false;
   std::string line;
-  while (true) {  // skip comment lines between rows
-    if (!detail::readLine(in_, line)) return false;
-    if (line.empty() || line[0] != '#') break;
+  if (has_pending_) {
+    line = std::move(pending_);
+    has_pending_ = false;
+  } else {
+    while (true) {  // skip comment lines between rows
+      if (!detail::readLine(in_, line)) return false;
+      if (line.empty() || line[0] != '#') break;
+    }
   }
   std::string field;
   bool quoted = false;
@@ -102,6 +112,13 @@ bool CsvReader::readRow(std::vector<std::string>& fields, bool* unterminated) {
   }
   fields.push_back(std::move(field));
   return true;
+}
+
+std::vector<int> CsvReader::otherColumns() const {
+  std::vector<int> out;
+  for (int c = 0; c < static_cast<int>(header_.size()); ++c)
+    if (c != smiles_col_ && c != id_col_) out.push_back(c);
+  return out;
 }
 
 bool CsvReader::next(RawRecord& out) {

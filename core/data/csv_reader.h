@@ -12,9 +12,12 @@ namespace gs::data {
 // extra non-empty fields, or an unterminated quote yields a MalformedRecord status.
 class CsvReader final : public RecordReader {
  public:
-  CsvReader(std::istream& in, const ReaderOptions& options, char delimiter);
+  // `delimiter` '\0': detected from the first line (detectDelimiter), `fallback` when unclear.
+  CsvReader(std::istream& in, const ReaderOptions& options, char delimiter, char fallback = ',');
   bool next(RawRecord& out) override;
   std::vector<std::string> columns() const override { return header_; }
+  std::vector<int> otherColumns() const override;
+  char delimiter() const { return delim_; }
   // Status of the column selection (e.g. the requested SMILES column is not in the header).
   const Status& setupStatus() const { return setup_; }
 
@@ -25,6 +28,8 @@ class CsvReader final : public RecordReader {
 
   std::istream& in_;
   char delim_;
+  std::string pending_;        // the first line, read to detect the delimiter
+  bool has_pending_ = false;
   std::vector<std::string> header_;
   int smiles_col_ = 0;
   int id_col_ = -1;

@@ -54,14 +54,44 @@ Result<FileFormat> formatFromPath(const std::string& path) {
 std::unique_ptr<RecordReader> makeReader(FileFormat format, std::istream& in, const ReaderOptions& options) {
   switch (format) {
     case FileFormat::Smi: return std::make_unique<SmiReader>(in, options.first_row);
-    case FileFormat::Csv:
-      return std::make_unique<CsvReader>(in, options, options.csv_delimiter ? options.csv_delimiter : ',');
-    case FileFormat::Tsv:
+    case FileFormat::Csv: return std::make_unique<CsvReader>(in, options, options.csv_delimiter, ',');
+    case FileFormat::Tsv: return std::make_unique<CsvReader>(in, options, options.csv_delimiter, '\t');
     case FileFormat::Cxsmiles:
-      return std::make_unique<CsvReader>(in, options, options.csv_delimiter ? options.csv_delimiter : '\t');
+      return std::make_unique<CsvReader>(in, options, options.csv_delimiter ? options.csv_delimiter : '\t', '\t');
     case FileFormat::Sdf: return std::make_unique<SdfReader>(in, options);
   }
   return nullptr;
+}
+
+Result<std::vector<std::string>> scanSdfItems(const std::string& path, const ReaderOptions& options) {
+  auto reader = openReader(path, options);
+  if (!reader.isOk()) return reader.status();
+  RawRecord record;
+  while (reader.value()->next(record)) {
+  }
+  if (Status s = reader.value()->inputError(); !s.isOk()) return Status{s.code(), path + ": " + s.message()};
+  return reader.value()->columns();
+}
+
+char detectDelimiter(const std::string& line, char fallback) {
+  int commas = 0, semicolons = 0, tabs = 0;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (quoted) continue;
+    commas += c == ',';
+    semicolons += c == ';';
+    tabs += c == '\t';
+  }
+  const std::pair<char, int> counts[] = {{',', commas}, {'\t', tabs}, {';', semicolons}};
+  int best = 0;
+  for (const auto& [c, n] : counts) best = std::max(best, n);
+  if (best == 0) return fallback;
+  for (const auto& [c, n] : counts)
+    if (n == best && c == fallback) return fallback;
+  for (const auto& [c, n] : counts)
+    if (n == best) return c;
+  return fallback;
 }
 
 Result<std::unique_ptr<RecordReader>> openReader(const std::string& path, const ReaderOptions& options) {

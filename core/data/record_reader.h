@@ -19,8 +19,13 @@ struct ReaderOptions {
   std::string smiles_column;
   std::string id_column;
   bool csv_header = true;      // false: no header row, columns by index only
-  char csv_delimiter = '\0';   // '\0': ',' (or '\t' for .tsv)
+  // '\0': detected from the first line (the most frequent of ',', ';' and tab outside quotes;
+  // a tie or none: ',' for .csv, tab for .tsv); CXSMILES files are always tab-separated.
+  char csv_delimiter = '\0';
   std::string sdf_id_property; // SDF: take the ID from this data item instead of the title
+  // SDF: the data items that are columns, in this order, from the first record on (a header can
+  // then be written before reading; scanSdfItems lists a file's). Empty: every item, as first seen.
+  std::vector<std::string> sdf_items;
   int64_t first_row = 1;       // number of the first record read (a reader over part of a file)
 };
 
@@ -29,8 +34,11 @@ class RecordReader {
   virtual ~RecordReader() = default;
   // False at end of input.
   virtual bool next(RawRecord& out) = 0;
-  // Names of the CSV columns (empty for .smi/.sdf).
+  // Names of the fields of a record (CSV columns, SD data items; empty for .smi).
   virtual std::vector<std::string> columns() const { return {}; }
+  // Indices into columns() of the user's other data: every column except the SMILES and ID
+  // columns (SDF: every data item except the one the ID comes from). Kept next to predictions.
+  virtual std::vector<int> otherColumns() const { return {}; }
   // Not ok when the input stopped early (corrupt or truncated compressed data, a read error): the
   // records before it were read, the rest are missing. Checked after next() returned false.
   virtual Status inputError() const { return Status::ok(); }
@@ -48,5 +56,10 @@ std::unique_ptr<RecordReader> makeReader(FileFormat format, std::istream& in,
 // files (gzip, bzip2, zstd: recognised by content) are decompressed while reading.
 Result<std::unique_ptr<RecordReader>> openReader(const std::string& path,
                                                  const ReaderOptions& options = {});
+// The names of every data item in an SD file, in order of first appearance (reads the whole file).
+Result<std::vector<std::string>> scanSdfItems(const std::string& path, const ReaderOptions& options = {});
+// The delimiter of a delimited text line: the most frequent of ',', ';' and tab outside double
+// quotes; `fallback` on a tie with it or when none occurs.
+char detectDelimiter(const std::string& line, char fallback);
 
 }  // namespace gs::data

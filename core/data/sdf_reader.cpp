@@ -18,15 +18,26 @@ std::string dataItemName(const std::string& line) {
 void SdfReader::setItem(RawRecord& out, const std::string& name, const std::string& line) {
   size_t index = 0;
   while (index < columns_.size() && columns_[index] != name) ++index;
-  if (index == columns_.size()) columns_.push_back(name);
+  if (index == columns_.size()) {
+    if (fixed_columns_) return;
+    columns_.push_back(name);
+  }
   if (out.fields.size() <= index) out.fields.resize(index + 1);
   auto& value = out.fields[index];
   value += (value.empty() ? "" : "\n") + line;
 }
 
 SdfReader::SdfReader(std::istream& in, const ReaderOptions& options)
-    : in_(in), id_property_(options.sdf_id_property), row_(options.first_row - 1) {
+    : in_(in), id_property_(options.sdf_id_property), columns_(options.sdf_items), fixed_columns_(!options.sdf_items.empty()),
+      row_(options.first_row - 1) {
   detail::skipBom(in_);
+}
+
+std::vector<int> SdfReader::otherColumns() const {
+  std::vector<int> out;
+  for (int c = 0; c < static_cast<int>(columns_.size()); ++c)
+    if (columns_[c] != id_property_) out.push_back(c);
+  return out;
 }
 
 bool SdfReader::next(RawRecord& out) {

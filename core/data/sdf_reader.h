@@ -17,12 +17,14 @@ class SdfReader final : public RecordReader {
   SdfReader(std::istream& in, const ReaderOptions& options);
   bool next(RawRecord& out) override;
   std::vector<std::string> columns() const override { return columns_; }
+  std::vector<int> otherColumns() const override;
 
  private:
   void setItem(RawRecord& out, const std::string& name, const std::string& line);
   std::istream& in_;
   std::string id_property_;
   std::vector<std::string> columns_;
+  bool fixed_columns_ = false;  // ReaderOptions::sdf_items given: other items are not columns
   int64_t row_ = 0;
 };
 

@@ -20,4 +20,14 @@ struct MolGraph {
   int numEdges() const { return static_cast<int>(edge_src.size()); }
 };
 
+// OGB's chirality column (atom feature 1): 1 = CHI_TETRAHEDRAL_CW, 2 = CHI_TETRAHEDRAL_CCW.
+inline constexpr int kChiralityFeature = 1;
+inline constexpr int16_t kChiralCW = 1, kChiralCCW = 2;
+
+// True when some atom carries a tetrahedral tag, i.e. the molecule may differ from its mirror image.
+bool hasTetrahedralStereo(const MolGraph& g);
+// The mirror image: every tetrahedral tag inverted (CW <-> CCW). Bond stereo (E/Z, cis/trans) is
+// its own mirror image and stays; so do the atom order and every encoding.
+MolGraph mirrorImage(const MolGraph& g);
+
 }  // namespace gs::graph

@@ -9,6 +9,23 @@
 #include "model/checkpoint.h"
 
 namespace gs::jobs {
+namespace {
+
+// The input's reader; for an SD file kept columns need every data item before the header is
+// written, so the file's item names are read first (a pass over the file without chemistry).
+Result<std::unique_ptr<data::RecordReader>> openInput(const PredictJobOptions& options) {
+  auto format = data::formatFromPath(options.input);
+  if (!format.isOk()) return format.status();
+  data::ReaderOptions reader = options.reader;
+  if (options.keep_input_columns && format.value() == data::FileFormat::Sdf && reader.sdf_items.empty()) {
+    auto items = data::scanSdfItems(options.input, reader);
+    if (!items.isOk()) return items.status();
+    reader.sdf_items = items.value();
+  }
+  return data::openReader(options.input, reader);
+}
+
+}  // namespace
 
 Result<PredictSummary> runPredict(const PredictJobOptions& options, const PredictCallbacks& callbacks) {
   const auto start = std::chrono::steady_clock::now();
@@ -17,17 +34,27 @@ Result<PredictSummary> runPredict(const PredictJobOptions& options, const Predic
   auto predictor = predict::Predictor::open(options.predictor);
   if (!predictor.isOk()) return predictor.status();
   auto& p = *predictor.value();
-  auto reader = data::openReader(options.input, options.reader);
+  auto reader = openInput(options);
   if (!reader.isOk()) return reader.status();
+  const auto kept = options.keep_input_columns
+                        ? predict::InputColumns::choose(reader.value()->columns(), reader.value()->otherColumns(), p.header())
+                        : predict::InputColumns{};
   AtomicFile file(options.output, true);
   if (!file.isOpen()) return file.openStatus();
   CompressingStream out(file.stream(), codecFromPath(options.output));  // ".csv.gz" etc. compress
   data::CsvWriter csv(out);
-  csv.row(p.header());
+  auto header = p.header();
+  header.insert(header.end(), kept.names.begin(), kept.names.end());
+  csv.row(header);
   const int outputs = p.numOutputs();
   int64_t done = 0;
   auto sink = [&](const std::vector<predict::PredictedRow>& rows) {
-    for (const auto& row : rows) csv.row(predict::predictionFields(row, outputs));
+    for (const auto& row : rows) {
+      auto fields = predict::predictionFields(row, outputs);
+      const auto extra = kept.values(row.fields);
+      fields.insert(fields.end(), extra.begin(), extra.end());
+      csv.row(fields);
+    }
     done += static_cast<int64_t>(rows.size());
     if (callbacks.progress) callbacks.progress(done);
     return Status::ok();

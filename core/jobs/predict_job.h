@@ -1,8 +1,10 @@
 #pragma once
 // `graphormer-cli predict`: streams a molecule file through a Predictor (predict/predictor.h) and
 // writes one CSV row per input row, in input order:
-//   row,id,smiles,canonical_smiles,status,<one column per model output>,message
-// plus a sidecar "<output>.json" run record. Both files are written atomically.
+//   row,id,smiles,canonical_smiles,status,<one column per model output>,...,message,<input columns>
+// plus a sidecar "<output>.json" run record. Both files are written atomically. The input's other
+// columns (CSV columns besides SMILES and ID, SD data items) follow the prediction columns in their
+// input order, unless keep_input_columns is false.
 #include <functional>
 #include <map>
 #include <string>
@@ -18,6 +20,7 @@ struct PredictJobOptions {
   std::string input;
   std::string output;  // CSV path; the run record goes to output + ".json"
   data::ReaderOptions reader;
+  bool keep_input_columns = true;
 };
 
 struct PredictCallbacks {

@@ -100,6 +100,7 @@ std::vector<std::string> trainCommandArguments(const TrainJobOptions& o) {
   a.add("--output", o.output_dir);
   if (!o.target_units.empty()) a.add("--units", joined(o.target_units));
   if (!o.description.empty()) a.add("--description", o.description);
+  a.addIf(o.mirror_invariant, "--mirror-invariant");
   inputArguments(o, a);
   modelArguments(o, a);
   trainingArguments(o.train, a);

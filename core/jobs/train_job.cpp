@@ -46,6 +46,7 @@ Result<model::LoadedModel> modelToTrain(const TrainJobOptions& options, bool lor
     model.metadata.target_units = options.target_units;
   }
   if (!options.description.empty()) model.metadata.description = options.description;
+  if (options.mirror_invariant) model.metadata.mirror_invariant = true;
   model.metadata.convention = options.train.collate.convention;
   model.metadata.spatial_pos_max = options.train.collate.spatial_pos_max;
   return model;

@@ -27,6 +27,7 @@ struct TrainJobOptions {
   std::vector<std::string> targets;  // column names (CSV) or SDF data items
   std::vector<std::string> target_units;  // stored in the model (shown in tables); may be empty
   std::string description;                // stored in the model card
+  bool mirror_invariant = false;          // the targets are the same for both enantiomers (metadata)
   std::string output_dir;
   std::optional<bundle::ModelSource> model;  // fine-tune from this model; nullopt = a fresh model from `config`
   bundle::GraphormerConfig config;  // used when `model` is empty (num_classes is set from targets)

@@ -1,5 +1,6 @@
 #include "predict/prediction_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 
@@ -63,6 +64,29 @@ std::vector<std::string> predictionFields(const PredictedRow& row, int num_outpu
   return fields;
 }
 
+InputColumns InputColumns::choose(const std::vector<std::string>& reader_columns, const std::vector<int>& other,
+                                  const std::vector<std::string>& prediction_header) {
+  InputColumns out;
+  std::vector<std::string> taken = prediction_header;
+  for (int c : other) {
+    if (c < 0 || c >= static_cast<int>(reader_columns.size())) continue;
+    std::string name = reader_columns[static_cast<size_t>(c)];
+    if (name.empty()) name = "column_" + std::to_string(c + 1);
+    while (std::find(taken.begin(), taken.end(), name) != taken.end()) name = "input_" + name;
+    taken.push_back(name);
+    out.indices.push_back(c);
+    out.names.push_back(name);
+  }
+  return out;
+}
+
+std::vector<std::string> InputColumns::values(const std::vector<std::string>& fields) const {
+  std::vector<std::string> out;
+  out.reserve(indices.size());
+  for (int c : indices) out.push_back(c < static_cast<int>(fields.size()) ? fields[static_cast<size_t>(c)] : std::string());
+  return out;
+}
+
 std::map<std::string, int64_t> statusCounts(const std::vector<PredictedRow>& rows) {
   std::map<std::string, int64_t> counts;
   for (const auto& r : rows) ++counts[statusCodeName(r.status.code())];
@@ -97,6 +121,7 @@ Status writeRunRecord(const std::string& csv_path, const RunRecord& m, int64_t r
       .field("seconds", m.seconds)
       .field("out_of_memory_retries", m.out_of_memory_retries)
       .field("strip_salts", m.strip_salts)
+      .field("mirror_averaged", m.mirror_averaged)
       .key("trust").beginObject()
       .field("file", m.trust_path).field("members", m.trust_members)
       .field("calibration_molecules", m.calibration_rows).field("confidence", m.confidence).field("note", m.trust_note)

@@ -23,6 +23,18 @@ struct PredictedRow : data::RowIdentity {
   int num_atoms = 0;
   std::vector<float> values;  // one per model output when status is ok
   std::optional<TrustRow> trust;  // when the model has trust data and the row is ok
+  std::vector<std::string> fields;  // the input record's fields (data::RawRecord::fields): the user's other columns
+};
+
+// The user's other input columns written beside the predictions (`predict` keeps them unless
+// --drop-input-columns): their names, made distinct from the prediction columns ("input_" prefix
+// on a clash), and each row's values by index into the record's fields.
+struct InputColumns {
+  std::vector<int> indices;        // into data::RawRecord::fields
+  std::vector<std::string> names;  // as written in the header
+  static InputColumns choose(const std::vector<std::string>& reader_columns, const std::vector<int>& other,
+                             const std::vector<std::string>& prediction_header);
+  std::vector<std::string> values(const std::vector<std::string>& fields) const;
 };
 
 struct RunRecord {
@@ -42,6 +54,7 @@ struct RunRecord {
   int64_t calibration_rows = 0;
   double confidence = 0;
   bool strip_salts = false;
+  bool mirror_averaged = false;  // the model's targets are mirror-invariant: chiral molecules averaged with their mirror image
 };
 
 std::vector<std::string> predictionHeader(const bundle::ModelMetadata& metadata, int num_outputs);

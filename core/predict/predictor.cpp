@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/mirror_average.h"
 #include "model/loader.h"
 #include "tensor/torch_compat.h"
 
@@ -60,7 +61,8 @@ std::vector<PredictedRow> Predictor::predict(const std::vector<data::RawRecord>&
 std::vector<PredictedRow> Predictor::predict(const std::vector<chem::MoleculeRow>& rows, const engine::RunCallbacks& callbacks) {
   std::vector<int> prediction_of_row;
   const auto molecules = chem::featurizedMolecules(rows, &prediction_of_row);
-  const auto predictions = session_->predict(molecules, callbacks);
+  const bool mirror = model_->metadata.mirrorInvariant();
+  const auto predictions = engine::predictForTargets(*session_, mirror, molecules, callbacks);
   std::vector<PredictedRow> out(rows.size());
   for (size_t r = 0; r < rows.size(); ++r) {
     const chem::MoleculeRow& row = rows[r];
@@ -72,7 +74,7 @@ std::vector<PredictedRow> Predictor::predict(const std::vector<chem::MoleculeRow
     o.status = p.status;
     o.values = p.values;
   }
-  if (trust_) trust_->apply(rows, molecules, prediction_of_row, options_.confidence, callbacks, out);
+  if (trust_) trust_->apply(rows, molecules, prediction_of_row, options_.confidence, mirror, callbacks, out);
   return out;
 }
 
@@ -105,6 +107,7 @@ RunRecord Predictor::runRecord() const {
   info.rdkit_version = chem::rdkitVersion();
   info.out_of_memory_retries = session_->outOfMemoryRetries();
   info.strip_salts = options_.strip_salts;
+  info.mirror_averaged = m.metadata.mirrorInvariant();
   info.confidence = options_.confidence;
   info.trust_note = trust_note_;
   if (trust_) {
@@ -147,7 +150,8 @@ Result<StreamSummary> predictStream(Predictor& predictor, data::RecordReader& so
     while (static_cast<int>(chunk.size()) < std::max(1, chunk_rows) && (more = source.next(record))) chunk.push_back(record);
     if (chunk.empty()) break;
     summary.cancelled = summary.cancelled || (callbacks.cancelled && callbacks.cancelled());
-    const auto rows = summary.cancelled ? cancelledRows(chunk) : predictor.predict(chunk, callbacks);
+    auto rows = summary.cancelled ? cancelledRows(chunk) : predictor.predict(chunk, callbacks);
+    for (size_t i = 0; i < rows.size(); ++i) rows[i].fields = std::move(chunk[i].fields);
     for (const auto& r : rows) ++summary.by_status[statusCodeName(r.status.code())];
     summary.rows += static_cast<int64_t>(rows.size());
     if (Status s = sink(rows); !s.isOk()) return s;

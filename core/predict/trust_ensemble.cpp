@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "engine/mirror_average.h"
 #include "model/loader.h"
 
 namespace gs::predict {
@@ -55,12 +56,13 @@ Result<std::unique_ptr<TrustEnsemble>> TrustEnsemble::open(const model::LoadedMo
 }
 
 void TrustEnsemble::apply(const std::vector<chem::MoleculeRow>& rows, const std::vector<const graph::Featurized*>& molecules,
-                          const std::vector<int>& prediction_of_row, double confidence, const engine::RunCallbacks& callbacks,
+                          const std::vector<int>& prediction_of_row, double confidence, bool mirror_invariant,
+                          const engine::RunCallbacks& callbacks,
                           std::vector<PredictedRow>& out) const {
   engine::RunCallbacks quiet;
   quiet.cancelled = callbacks.cancelled;
   std::vector<std::vector<engine::Prediction>> member_predictions;
-  for (const auto& s : sessions_) member_predictions.push_back(s->predict(molecules, quiet));
+  for (const auto& s : sessions_) member_predictions.push_back(engine::predictForTargets(*s, mirror_invariant, molecules, quiet));
   for (size_t r = 0; r < rows.size(); ++r) {
     if (!out[r].status.isOk() || prediction_of_row[r] < 0 || !rows[r].domain) continue;
     std::vector<std::vector<float>> values{out[r].values};

@@ -28,9 +28,11 @@ class TrustEnsemble {
                                                      std::string* note);
   ~TrustEnsemble();
 
-  // Fills out[r].trust for every row predicted ok: the members predict the same molecules.
+  // Fills out[r].trust for every row predicted ok: the members predict the same molecules (averaged
+  // with their mirror images when the targets are mirror-invariant, as the main model's are).
   void apply(const std::vector<chem::MoleculeRow>& rows, const std::vector<const graph::Featurized*>& molecules,
-             const std::vector<int>& prediction_of_row, double confidence, const engine::RunCallbacks& callbacks,
+             const std::vector<int>& prediction_of_row, double confidence, bool mirror_invariant,
+             const engine::RunCallbacks& callbacks,
              std::vector<PredictedRow>& out) const;
 
   const TrustAssessor& assessor() const { return assessor_; }

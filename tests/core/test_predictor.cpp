@@ -282,6 +282,71 @@ TEST(Predictor, RunRecordDescribesTheModelAndSettings) {
   EXPECT_FALSE(r.strip_salts);
 }
 
+// The SMILES of the mirror image: every tetrahedral mark inverted (@ <-> @@).
+std::string mirrored(const std::string& smiles) {
+  std::string out;
+  for (size_t i = 0; i < smiles.size(); ++i) {
+    if (smiles[i] != '@') {
+      out += smiles[i];
+      continue;
+    }
+    const bool twice = i + 1 < smiles.size() && smiles[i + 1] == '@';
+    out += twice ? "@" : "@@";
+    i += twice ? 1 : 0;
+  }
+  return out;
+}
+
+std::vector<predict::PredictedRow> predictSmiles(predict::Predictor& p, const std::vector<std::string>& smiles) {
+  std::vector<data::RawRecord> records(smiles.size());
+  for (size_t i = 0; i < smiles.size(); ++i) {
+    records[i].row = static_cast<int64_t>(i) + 1;
+    records[i].text = smiles[i];
+  }
+  return p.predict(records);
+}
+
+TEST(Predictor, EnantiomersGetTheSamePredictionWhenTheTargetsAreMirrorInvariant) {
+  // L-alanine, (S)-nicotine, (1R,2S)-ephedrine (two stereocentres), L-threonine, and an achiral
+  // molecule; each followed by its mirror image, the chiral ones in a different batch position.
+  const std::vector<std::string> chiral{"N[C@@H](C)C(=O)O", "CN1CCC[C@H]1c1cccnc1", "C[C@H](NC)[C@@H](O)c1ccccc1",
+                                        "C[C@@H](O)[C@H](N)C(=O)O"};
+  std::vector<std::string> input = chiral;
+  input.push_back("c1ccccc1O");
+  for (auto it = chiral.rbegin(); it != chiral.rend(); ++it) input.push_back(mirrored(*it));
+  ASSERT_EQ(mirrored("C[C@H](N)[C@@H](O)C"), "C[C@@H](N)[C@H](O)C");
+  auto loaded = model::openModel({kDefaultModel, ""});
+  ASSERT_TRUE(loaded.isOk()) << loaded.status().toString();
+  ASSERT_TRUE(loaded->metadata.mirrorInvariant()) << "the bundled model declares a mirror-invariant target";
+  auto invariant = std::make_shared<const model::LoadedModel>(loaded.value());
+  auto plain_model = std::make_shared<model::LoadedModel>(loaded.value());
+  plain_model->metadata.mirror_invariant = false;
+  auto averaged = predict::Predictor::open(invariant, {});
+  auto plain = predict::Predictor::open(plain_model, {});
+  ASSERT_TRUE(averaged.isOk() && plain.isOk());
+  const auto a = predictSmiles(*averaged.value(), input);
+  const auto b = predictSmiles(*plain.value(), input);
+  const size_t n = chiral.size();
+  double largest_plain_gap = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& left = a[i];
+    const auto& right = a[input.size() - 1 - i];
+    ASSERT_TRUE(left.status.isOk() && right.status.isOk()) << chiral[i];
+    EXPECT_NEAR(left.values[0], right.values[0], 1e-4) << chiral[i] << " and its mirror image";
+    // The average of what the model says for the two.
+    const double mean = 0.5 * (b[i].values[0] + b[input.size() - 1 - i].values[0]);
+    EXPECT_NEAR(left.values[0], mean, 1e-4) << chiral[i];
+    largest_plain_gap = std::max(largest_plain_gap, std::abs(double(b[i].values[0]) - b[input.size() - 1 - i].values[0]));
+    ASSERT_TRUE(left.trust && right.trust);
+    EXPECT_NEAR(left.trust->lower[0], right.trust->lower[0], 1e-4) << chiral[i];
+    EXPECT_NEAR(left.trust->upper[0], right.trust->upper[0], 1e-4) << chiral[i];
+  }
+  EXPECT_GT(largest_plain_gap, 1e-3) << "the model alone tells these enantiomers apart (else this test proves nothing)";
+  EXPECT_NEAR(a[n].values[0], b[n].values[0], 1e-5) << "an achiral molecule is predicted once, as before";
+  EXPECT_TRUE(averaged.value()->runRecord().mirror_averaged);
+  EXPECT_FALSE(plain.value()->runRecord().mirror_averaged);
+}
+
 TEST(BenchReport, TableCsvAndJsonCarryEveryMode) {
   engine::ModeResult ok;
   ok.mode = {tensor::Precision::BF16, 0.5, 64};
