@@ -19,6 +19,7 @@ class OwningReader final : public RecordReader {
       : in_(std::move(in)), reader_(makeReader(format, *in_, options)) {}
   bool next(RawRecord& out) override { return reader_->next(out); }
   std::vector<std::string> columns() const override { return reader_->columns(); }
+  std::vector<int> otherColumns() const override { return reader_->otherColumns(); }
   Status inputError() const override {
     if (Status s = in_->error(); !s.isOk()) return s;
     if (in_->bad()) return {StatusCode::IoError, "read error"};

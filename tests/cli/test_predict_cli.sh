@@ -88,4 +88,61 @@ assert len(a) == len(b) == 300
 assert [r["status"] for r in a] == [r["status"] for r in b]
 assert max(abs(float(x["gap_ev"]) - float(y["gap_ev"])) for x, y in zip(a, b) if x["status"] == "ok") < 1e-4
 PY
+# The input's other columns are kept beside the predictions, in input order: a semicolon CSV from a
+# spreadsheet (a column named like a prediction column gets an "input_" prefix) and an SD file's
+# data items, also items that first appear in a later record; --drop-input-columns leaves them out.
+printf 'Name;assay;SMILES;status;pIC50\naspirin;A1;CC(=O)Oc1ccccc1C(=O)O;active;"5,2"\nbroken;A2;C1CC;inactive;\nethanol;A3;CCO;;4\n' > "$tmp/semi.csv"
+"$cli" predict --input "$tmp/semi.csv" --output "$tmp/semi-out.csv" --quiet 2>/dev/null
+"$cli" predict --input "$tmp/semi.csv" --output "$tmp/semi-drop.csv" --drop-input-columns --quiet 2>/dev/null
+python3 - "$tmp/props.sdf" /usr/share/RDKit/Data/NCI/first_200.props.sdf <<'PY'
+import sys
+records = open(sys.argv[2]).read().split("$$$$\n")[:3]
+records[2] = records[2].rstrip("\n") + "\n\n> <LATE_ITEM>\nlate value\n\n"
+open(sys.argv[1], "w").write("$$$$\n".join(records) + "$$$$\n")
+PY
+"$cli" predict --input "$tmp/props.sdf" --output "$tmp/props-out.csv" --quiet 2>/dev/null
+python3 - "$tmp" <<'PY'
+import csv, sys, re
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/semi-out.csv")))
+header = next(csv.reader(open(d + "/semi-out.csv")))
+assert header[-3:] == ["assay", "input_status", "pIC50"], header
+assert [r["id"] for r in rows] == ["aspirin", "broken", "ethanol"], rows
+assert [r["status"] for r in rows] == ["ok", "syntax_error", "ok"], rows
+assert [r["assay"] for r in rows] == ["A1", "A2", "A3"] and [r["pIC50"] for r in rows] == ["5,2", "", "4"], rows
+assert [r["input_status"] for r in rows] == ["active", "inactive", ""], rows
+assert rows[0]["gap_ev"] != "" and rows[0]["smiles"] == "CC(=O)Oc1ccccc1C(=O)O"
+dropped = next(csv.reader(open(d + "/semi-drop.csv")))
+assert dropped[-1] == "message" and "assay" not in dropped, dropped
+sdf = list(csv.DictReader(open(d + "/props-out.csv")))
+head = next(csv.reader(open(d + "/props-out.csv")))
+items = head[head.index("message") + 1:]
+raw = open(d + "/props.sdf").read().split("$$$$\n")[:3]
+first_items = re.findall(r"^> *<([^>]+)>", raw[0], re.M)
+assert items[:len(first_items)] == first_items and items[-1] == "LATE_ITEM", items
+assert len(sdf) == 3 and sdf[2]["LATE_ITEM"] == "late value" and sdf[0]["LATE_ITEM"] == "", sdf
+for rec, row in zip(raw, sdf):
+    for name in first_items:
+        value = re.search(r"^> *<" + re.escape(name) + r">[^\n]*\n(.*?)\n\n", rec, re.M | re.S)
+        if value: assert row[name] == value.group(1).strip(), (name, row[name], value.group(1))
+PY
+# Enantiomers get the same gap with the bundled model (its target is mirror-invariant): L/D-alanine,
+# R/S-nicotine, and ephedrine's two stereocentres, each written differently from its mirror image;
+# pseudoephedrine (a diastereomer) stays different.
+printf 'N[C@@H](C)C(=O)O L-ala\nC[C@@H](N)C(=O)O D-ala\nCN1CCC[C@H]1c1cccnc1 S-nicotine\nc1ncccc1[C@H]1CCCN1C R-nicotine\nC[C@H](NC)[C@@H](O)c1ccccc1 ephedrine\nCN[C@H](C)[C@H](O)c1ccccc1 ent-ephedrine\nO[C@H]([C@@H](C)NC)c1ccccc1 pseudoephedrine\n' > "$tmp/enantiomers.smi"
+"$cli" predict --input "$tmp/enantiomers.smi" --output "$tmp/enantiomers.csv" --quiet 2>/dev/null
+python3 - "$tmp/enantiomers.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert all(r["status"] == "ok" for r in rows), rows
+canon = [r["canonical_smiles"] for r in rows]
+for i in (0, 2, 4):
+    a, b = rows[i], rows[i + 1]
+    assert canon[i] != canon[i + 1], "the pair are different molecules"
+    for col in ("gap_ev", "gap_ev_lower", "gap_ev_upper"):
+        assert abs(float(a[col]) - float(b[col])) < 1e-4, (a["id"], b["id"], col, a[col], b[col])
+# A diastereomer is another molecule: not averaged with ephedrine.
+assert abs(float(rows[6]["gap_ev"]) - float(rows[4]["gap_ev"])) > 1e-5, rows[6]
+PY
+grep -q '"mirror_averaged":true' "$tmp/enantiomers.csv.json" || { cat "$tmp/enantiomers.csv.json"; exit 1; }
 echo "predict CLI: all checks passed"

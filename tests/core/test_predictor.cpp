@@ -315,7 +315,7 @@ TEST(Predictor, EnantiomersGetTheSamePredictionWhenTheTargetsAreMirrorInvariant)
   input.push_back("c1ccccc1O");
   for (auto it = chiral.rbegin(); it != chiral.rend(); ++it) input.push_back(mirrored(*it));
   ASSERT_EQ(mirrored("C[C@H](N)[C@@H](O)C"), "C[C@@H](N)[C@H](O)C");
-  auto loaded = model::openModel({kDefaultModel, ""});
+  auto loaded = model::openModel(bundle::ModelSource{kDefaultModel, ""});
   ASSERT_TRUE(loaded.isOk()) << loaded.status().toString();
   ASSERT_TRUE(loaded->metadata.mirrorInvariant()) << "the bundled model declares a mirror-invariant target";
   auto invariant = std::make_shared<const model::LoadedModel>(loaded.value());

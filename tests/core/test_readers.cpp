@@ -6,6 +6,7 @@
 
 #include "chem/featurize.h"
 #include "data/csv_reader.h"
+#include "data/record_reader.h"
 #include "data/sdf_reader.h"
 
 namespace gs {
@@ -120,6 +121,58 @@ TEST(SdfReader, BrokenRecordInTheMiddle) {
   recs = readAll(by_prop);
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_EQ(recs[0].id, "64-17-5");
+}
+
+TEST(CsvReader, DelimiterIsDetectedFromTheFirstLine) {
+  EXPECT_EQ(data::detectDelimiter("smiles;name;pIC50", ','), ';');
+  EXPECT_EQ(data::detectDelimiter("Name\tSMILES", ','), '\t');
+  EXPECT_EQ(data::detectDelimiter("smiles", '\t'), '\t');                  // one column: the fallback
+  EXPECT_EQ(data::detectDelimiter("\"a;b;c\",smiles", ','), ',');           // quoted semicolons do not count
+  EXPECT_EQ(data::detectDelimiter("smiles,pIC50;nM", ','), ',');            // a tie keeps the fallback
+  // A spreadsheet's European CSV: semicolons, decimal commas inside quotes, a measured value kept.
+  std::stringstream in("Name;SMILES;pIC50\naspirin;CC(=O)Oc1ccccc1C(=O)O;\"5,2\"\nethanol;CCO;4\n");
+  data::ReaderOptions options;
+  auto reader = data::makeReader(data::FileFormat::Csv, in, options);
+  const auto rows = readAll(*reader);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(rows[0].status.isOk()) << rows[0].status.toString();
+  EXPECT_EQ(rows[0].id, "aspirin");
+  EXPECT_EQ(rows[0].text, "CC(=O)Oc1ccccc1C(=O)O");
+  EXPECT_EQ(rows[0].fields[2], "5,2");
+  EXPECT_EQ(reader->otherColumns(), std::vector<int>{2});
+  EXPECT_EQ(reader->columns()[2], "pIC50");
+  // An explicit delimiter wins over detection.
+  std::stringstream forced("a;b,smiles\nx;y,CCO\n");
+  options.csv_delimiter = ',';
+  auto comma = data::makeReader(data::FileFormat::Csv, forced, options);
+  const auto forced_rows = readAll(*comma);
+  ASSERT_EQ(forced_rows.size(), 1u);
+  EXPECT_EQ(forced_rows[0].text, "CCO");
+  EXPECT_EQ(comma->otherColumns(), std::vector<int>{0});
+}
+
+TEST(SdfReader, DataItemsAreColumnsFixedWhenListed) {
+  std::stringstream in;
+  in << kGoodMolBlock << "> <CAS>\n64-17-5\n\n$$$$\n" << kGoodMolBlock << "> <MP>\n-114\n\n> <CAS>\nx\n\n$$$$\n";
+  const std::string text = in.str();
+  std::stringstream first(text);
+  data::SdfReader growing(first, {});
+  auto recs = readAll(growing);
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(growing.columns(), (std::vector<std::string>{"CAS", "MP"}));
+  EXPECT_EQ(recs[1].fields, (std::vector<std::string>{"x", "-114"}));
+  // Listed items: the columns are known before the first record and other items are left out.
+  std::stringstream second(text);
+  data::ReaderOptions options;
+  options.sdf_items = {"MP", "CAS"};
+  options.sdf_id_property = "CAS";
+  data::SdfReader fixed(second, options);
+  EXPECT_EQ(fixed.columns(), (std::vector<std::string>{"MP", "CAS"}));
+  EXPECT_EQ(fixed.otherColumns(), std::vector<int>{0});
+  recs = readAll(fixed);
+  EXPECT_EQ(recs[0].fields, (std::vector<std::string>{"", "64-17-5"}));
+  EXPECT_EQ(recs[1].fields, (std::vector<std::string>{"-114", "x"}));
+  EXPECT_EQ(recs[1].id, "x");
 }
 
 TEST(SdfReader, RdkitShippedFileReadsCompletely) {
