@@ -22,7 +22,7 @@ expect_same() {  # $1 screen dir, $2 predict csv
 }
 
 for f in lib.smi lib.smi.gz lib.csv lib.sdf; do
-  "$cli" predict --threads 1 --input "$tmp/$f" --output "$tmp/$f.pred.csv" --quiet 2> /dev/null
+  "$cli" predict --threads 1 --drop-input-columns --input "$tmp/$f" --output "$tmp/$f.pred.csv" --quiet 2> /dev/null
   "$cli" screen plan --input "$tmp/$f" --out "$tmp/$f.s7" --shards 7 2> /dev/null
   "$cli" screen run "$tmp/$f.s7" --local 2 2> "$tmp/run.txt" || { cat "$tmp/run.txt"; exit 1; }
   expect_same "$tmp/$f.s7" "$tmp/$f.pred.csv"

@@ -26,7 +26,7 @@ source "$(dirname "$0")/screen_inputs.sh"
 make_screen_inputs "$tmp" "$rows"
 formats="lib.smi lib.smi.gz lib.csv lib.sdf"
 for f in $formats; do
-  "$cli" predict --threads 1 --input "$tmp/$f" --output "$tmp/$f.pred.csv" --quiet 2> /dev/null
+  "$cli" predict --threads 1 --drop-input-columns --input "$tmp/$f" --output "$tmp/$f.pred.csv" --quiet 2> /dev/null
 done
 same() {  # $1 screen dir, $2 input name: merged output == predict
   zcat "$1/merged/predictions.csv.gz" | cmp - "$tmp/$2.pred.csv" || { echo "$1: merged output differs from predict"; exit 1; }
