@@ -80,7 +80,6 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(o.train))
     window.openTraining(parser.value(o.train), parser.value(o.targets).split(QLatin1Char(','), Qt::SkipEmptyParts));
-  window.resize(1400, 900);
   window.show();
   return QApplication::exec();
 }

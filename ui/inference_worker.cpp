@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "data/smi_reader.h"
+#include "input_reader.h"
 #include "engine/trainer.h"
 #include "jobs/bench_job.h"
 #include "model/loader.h"
@@ -29,6 +30,13 @@ QStringList toQt(const std::vector<std::string>& v) {
 }
 
 QString toQt(const Status& s) { return QString::fromStdString(s.toString()); }
+
+std::vector<predict::PredictedRow> pendingRows(const std::vector<data::RawRecord>& records) {
+  std::vector<predict::PredictedRow> pending;
+  pending.reserve(records.size());
+  for (const auto& r : records) pending.push_back(predict::pendingRow(r));
+  return pending;
+}
 
 // What the model card shows of the trust data beside the weights (predict/trust_ensemble.h); a
 // file that cannot be read is reported when a run opens it.
@@ -178,22 +186,14 @@ Result<predict::Predictor*> InferenceWorker::predictorFor(const RunSettings& set
   return impl_->predictor.get();
 }
 
-Status InferenceWorker::readInput(const RunInput& input, std::vector<data::RawRecord>& records) {
-  data::ReaderOptions ro;
-  ro.smiles_column = input.smiles_column.toStdString();
-  ro.id_column = input.id_column.toStdString();
-  std::istringstream text(input.text.toStdString());
-  std::unique_ptr<data::RecordReader> reader;
-  if (!input.path.isEmpty()) {
-    auto r = data::openReader(input.path.toStdString(), ro);
-    if (!r.isOk()) return r.status();
-    reader = std::move(r.value());
-  } else {
-    reader = data::makeReader(data::FileFormat::Smi, text, ro);
-  }
-  data::RawRecord record;
-  while (reader->next(record)) records.push_back(record);
-  return Status::ok();
+Status InferenceWorker::readInput(const RunInput& input, std::vector<data::RawRecord>& records, QStringList* columns) {
+  std::vector<std::string> header;
+  if (impl_->loaded) header = predict::predictionHeader(impl_->loaded->metadata, impl_->loaded->config.num_classes);
+  InputTable table;
+  Status s = readInputTable(input, header, table);
+  records = std::move(table.records);
+  if (columns) *columns = table.columns;
+  return s;
 }
 
 void InferenceWorker::compare(const RunInput& input, const CompareRequest& request, const RunSettings& settings) {
@@ -254,11 +254,9 @@ void InferenceWorker::run(const RunInput& input, const RunSettings& settings) {
   if (!predictor.isOk()) return Q_EMIT runFailed(toQt(predictor.status()));
   // Read every record first (cheap), so the table shows all rows in order at once.
   std::vector<data::RawRecord> records;
-  if (Status s = readInput(input, records); !s.isOk()) return Q_EMIT runFailed(toQt(s));
-  std::vector<predict::PredictedRow> pending;
-  pending.reserve(records.size());
-  for (const auto& r : records) pending.push_back(predict::pendingRow(r));
-  Q_EMIT inputRead(pending);
+  QStringList columns;
+  if (Status s = readInput(input, records, &columns); !s.isOk()) return Q_EMIT runFailed(toQt(s));
+  Q_EMIT inputRead(pendingRows(records), columns);
 
   QElapsedTimer clock;
   clock.start();
@@ -293,10 +291,9 @@ namespace gs::ui {
 
 void InferenceWorker::runOnServer(const RunInput& input, const RunSettings& settings) {
   std::vector<data::RawRecord> records;
-  if (Status s = readInput(input, records); !s.isOk()) return Q_EMIT runFailed(toQt(s));
-  std::vector<predict::PredictedRow> pending;
-  for (const auto& r : records) pending.push_back(predict::pendingRow(r));
-  Q_EMIT inputRead(pending);
+  QStringList columns;
+  if (Status s = readInput(input, records, &columns); !s.isOk()) return Q_EMIT runFailed(toQt(s));
+  Q_EMIT inputRead(pendingRows(records), columns);
   QElapsedTimer clock;
   clock.start();
   RemoteClient client(settings.server);

@@ -68,6 +68,9 @@ struct RunInput {
   QString text;
   QString path;
   QString smiles_column, id_column;
+  QString sdf_id_property;  // SD files: the data item that names molecules ("" = the title line)
+  QString delimiter;        // CSV/TSV: "" = detected
+  bool header = true;       // CSV/TSV: the first row names the columns
 };
 
 // A comparison of optimisation modes on the current molecules (the Compare tab).
@@ -110,8 +113,9 @@ class InferenceWorker final : public QObject {
  Q_SIGNALS:
   void modelLoaded(const gs::ui::ModelCard& card);
   void modelFailed(const QString& message);
-  // Every input row, pending, in input order (before any prediction).
-  void inputRead(const std::vector<gs::predict::PredictedRow>& rows);
+  // Every input row, pending, in input order (before any prediction); `columns` name the user's
+  // other input columns, whose values every row's `fields` hold.
+  void inputRead(const std::vector<gs::predict::PredictedRow>& rows, const QStringList& columns);
   void rowsDone(int first, const std::vector<gs::predict::PredictedRow>& rows);
   void progress(qint64 done, qint64 total, double molecules_per_second);
   // What a run through a server is waiting for ("" when it is moving again).
@@ -126,8 +130,8 @@ class InferenceWorker final : public QObject {
   void explainFailed(const QString& message);
 
  private:
-  // Every record of the input (pasted text or file); the error when it cannot be read.
-  Status readInput(const RunInput& input, std::vector<data::RawRecord>& records);
+  // Every record of the input (pasted text or file) and the kept columns; the error when it cannot be read.
+  Status readInput(const RunInput& input, std::vector<data::RawRecord>& records, QStringList* columns = nullptr);
   // run() on a prediction server: the same signals, rows from POST /v1/predict in chunks.
   void runOnServer(const RunInput& input, const RunSettings& settings);
   // The predictor for these settings: the cached one when its options compare equal.

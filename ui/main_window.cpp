@@ -5,6 +5,8 @@
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QScrollArea>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -24,7 +26,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "column_dialog.h"
+#include "help.h"
 #include "compare_view.h"
 #include "data/record_reader.h"
 #include "examples.h"
@@ -40,6 +42,18 @@
 #include "train_tab.h"
 
 namespace gs::ui {
+namespace {
+
+// A page that scrolls when the window is smaller than it needs, instead of making the window bigger.
+QScrollArea* scrolling(QWidget* page) {
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(page);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  return scroll;
+}
+
+}  // namespace
 
 MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow(parent) {
   qRegisterMetaType<ModelCard>();
@@ -71,38 +85,41 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   compare_->setSaveGuard(guard_);
   tabs_ = new QTabWidget;
   tabs_->addTab(results_tab_, tr("Results"));
-  tabs_->addTab(compare_, tr("Compare modes"));
+  tabs_->addTab(scrolling(compare_), tr("Compare modes"));
   train_tab_ = new TrainTab(thread_.get(), worker_->memoryTracker());
-  tabs_->addTab(train_tab_, tr("Train"));
-  auto* vertical = new QSplitter(Qt::Vertical);
-  vertical->addWidget(tabs_);
-  vertical->addWidget(buildChartBox());
-  vertical->setStretchFactor(0, 3);
-  vertical->setStretchFactor(1, 1);
-
+  tabs_->addTab(scrolling(train_tab_), tr("Train"));
+  setCentralWidget(tabs_);
+  // The results get the space first: the input and run settings, and the memory chart, are docks
+  // the user can narrow, close (View menu) or float; their state is restored with the window's.
   auto* left = new QWidget;
   auto* ll = new QVBoxLayout(left);
-  ll->addWidget(buildInputPanel(), 1);
+  ll->setContentsMargins(4, 4, 4, 4);
+  input_panel_ = new InputPanel(guard_);
+  connect(input_panel_->offer(), &PredictOffer::accepted, this, &MainWindow::runPrediction);
+  connect(input_panel_, &InputPanel::openRequested, this, &MainWindow::openMolecules);
+  connect(input_panel_, &InputPanel::aboutToReplace, this, &MainWindow::keepUndoStep);
+  connect(input_panel_, &InputPanel::replaced, this, &MainWindow::onInputReplaced);
+  input_panel_->setMinimumHeight(160);
+  ll->addWidget(input_panel_, 1);
   ll->addWidget(buildRunPanel());
-  auto* main = new QSplitter(Qt::Horizontal);
-  main->setObjectName(QStringLiteral("mainSplitter"));
-  main->addWidget(left);
-  main->addWidget(vertical);
-  main->setStretchFactor(0, 0);
-  main->setStretchFactor(1, 1);
-  setCentralWidget(main);
+  QScrollArea* scroll = scrolling(left);
+  scroll->setMinimumWidth(250);
+  addDock(tr("Molecules and settings"), QStringLiteral("inputDock"), scroll, Qt::LeftDockWidgetArea);
+  addDock(tr("Memory"), QStringLiteral("memoryDock"), buildChartBox(), Qt::BottomDockWidgetArea);
   buildMenus();
   connectWorker();
   connectComparison();
 
   QSettings settings;
+  resize(1400, 900);  // the first start; a saved geometry replaces it
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("inputDock"))}, {300}, Qt::Horizontal);
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("memoryDock"))}, {170}, Qt::Vertical);
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   settings_->restore();
   QString path = model_path;
   if (path.isEmpty()) path = settings.value(QStringLiteral("model/path")).toString();
-  if (!path.isEmpty() && !QFileInfo::exists(path)) path.clear();
-  loadModel(path);  // "" = the bundled default model (the worker resolves it, or says it is missing)
+  loadModel(path);  // "" = the bundled model; a saved one that no longer opens falls back to it (onModelFailed)
   statusBar()->showMessage(tr("Device: %1").arg(settings_->device()));
 }
 
@@ -116,6 +133,14 @@ QTableView* MainWindow::table() const { return results_tab_->table(); }
 int MainWindow::explainedRows() const { return results_tab_->explainedRows(); }
 MoleculeView* MainWindow::moleculeView() const { return results_tab_->moleculePanel()->view(); }
 QTableWidget* MainWindow::atomTable() const { return results_tab_->moleculePanel()->atomTable(); }
+
+void MainWindow::addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(name);  // saveState/restoreState find docks by name
+  dock->setWidget(widget);
+  addDockWidget(area, dock);
+  docks_.push_back(dock);
+}
 
 QWidget* MainWindow::buildChartBox() {
   chart_ = new MemoryChart(worker_->memoryTracker());
@@ -145,6 +170,7 @@ void MainWindow::connectWorker() {
     chart_->setThroughput(p.molecules_per_second);
   });
   connect(worker_, &InferenceWorker::modelLoaded, this, [this](const ModelCard& card) {
+    model_path_ = loading_path_;
     card_ = card;
     guard_->setModelFiles(card.files);
     has_model_ = true;
@@ -152,23 +178,20 @@ void MainWindow::connectWorker() {
     results_tab_->setTrust(card.label_range, card.trust_note);
     model_card_->showCard(card);
     run_->setEnabled(!running_ && !training_);
-    offer_->setReady(true);
+    input_panel_->offer()->setReady(true);
     statusBar()->showMessage(tr("Model: %1 | Device: %2").arg(QFileInfo(card.path).fileName(), settings_->device()));
     Q_EMIT modelReady(true);
   });
-  connect(worker_, &InferenceWorker::modelFailed, this, [this](const QString& message) {
-    has_model_ = false;
-    offer_->setReady(false);
-    model_card_->showError(message);
-    run_->setEnabled(false);
-    Q_EMIT modelReady(false);
-  });
-  connect(worker_, &InferenceWorker::inputRead, this, [this](const std::vector<predict::PredictedRow>& rows) {
-    results_tab_->setInput(rows);
+  connect(worker_, &InferenceWorker::modelFailed, this, &MainWindow::onModelFailed);
+  connect(worker_, &InferenceWorker::inputRead, this, [this](const std::vector<predict::PredictedRow>& rows, const QStringList& columns) {
+    if (run_generation_ != input_generation_) return;  // the input was replaced while it was read
+    results_tab_->setInput(rows, columns);
     progress_->setRange(0, std::max<int>(1, static_cast<int>(rows.size())));
     progress_->setValue(0);
   });
-  connect(worker_, &InferenceWorker::rowsDone, results_tab_, &ResultsTab::setResults);
+  connect(worker_, &InferenceWorker::rowsDone, this, [this](int first, const std::vector<predict::PredictedRow>& rows) {
+    if (run_generation_ == input_generation_) results_tab_->setResults(first, rows);
+  });
   connect(worker_, &InferenceWorker::progress, this, [this](qint64 done, qint64 total, double rate) {
     progress_->setValue(static_cast<int>(done));
     chart_->setThroughput(rate);
@@ -178,10 +201,13 @@ void MainWindow::connectWorker() {
   connect(worker_, &InferenceWorker::runFinished, this, [this](bool cancelled, double seconds, const predict::RunRecord& info) {
     last_run_ = info;
     setRunning(false);
+    unsaved_ = unsaved_ || resultsModel()->rowCount() > 0;
     QString summary;
     for (const auto& [name, n] : predict::statusCounts(resultsModel()->rows()))
       summary += QStringLiteral(", %1 %2").arg(n).arg(QString::fromStdString(name));
-    rate_->setText((cancelled ? tr("Cancelled after %1 s") : tr("Done in %1 s")).arg(seconds, 0, 'f', 1) + summary);
+    rate_->setText((cancelled ? tr("Cancelled after %1 s") : tr("Done in %1 s")).arg(seconds, 0, 'f', 1) + summary +
+                   tr(" — %1, %2, batch %3").arg(QFileInfo(QString::fromStdString(info.model_path)).fileName(),
+                                                 QString::fromStdString(info.precision).toUpper()).arg(info.batch_size));
     Q_EMIT runCompleted(cancelled);
   });
   connect(worker_, &InferenceWorker::runFailed, this, [this](const QString& message) {
@@ -252,49 +278,6 @@ bool MainWindow::exportAttributions(const QString& path, QString* error) const {
   return results_tab_->exportAttributions(path, error);
 }
 
-QWidget* MainWindow::buildInputPanel() {
-  auto* box = new QGroupBox(tr("Molecules"));
-  auto* l = new QVBoxLayout(box);
-  input_ = new QPlainTextEdit;
-  input_->setPlaceholderText(tr("Paste SMILES here, one per line, optionally followed by a name:\n"
-                                "CC(=O)Oc1ccccc1C(=O)O aspirin\n\nor open / drop a .smi, .csv or .sdf file."));
-  input_->setMinimumWidth(300);
-  input_->setLineWrapMode(QPlainTextEdit::NoWrap);
-  connect(input_, &QPlainTextEdit::textChanged, this, [this] {
-    if (!input_->toPlainText().isEmpty() && !file_path_.isEmpty()) setInputFile({});
-  });
-  input_file_ = new QLabel;
-  input_file_->setWordWrap(true);
-  input_file_->hide();
-  offer_ = new PredictOffer;
-  connect(offer_, &PredictOffer::accepted, this, &MainWindow::runPrediction);
-  auto* open = new QPushButton(tr("Open file..."));
-  connect(open, &QPushButton::clicked, this, &MainWindow::openMolecules);
-  auto* examples = new QComboBox;
-  examples->addItem(tr("Examples..."));
-  for (const auto& e : kExamples) examples->addItem(tr(e.name));
-  connect(examples, &QComboBox::activated, this, [this, examples](int i) {
-    if (i <= 0) return;
-    setInputFile({});
-    input_->setPlainText(QString::fromUtf8(kExamples[i - 1].text));
-    examples->setCurrentIndex(0);
-  });
-  auto* clear = new QPushButton(tr("Clear"));
-  connect(clear, &QPushButton::clicked, this, [this] {
-    setInputFile({});
-    input_->clear();
-  });
-  auto* buttons = new QHBoxLayout;
-  buttons->addWidget(open);
-  buttons->addWidget(examples, 1);
-  buttons->addWidget(clear);
-  l->addWidget(input_, 1);
-  l->addWidget(input_file_);
-  l->addWidget(offer_);
-  l->addLayout(buttons);
-  return box;
-}
-
 QWidget* MainWindow::buildRunPanel() {
   auto* panel = new QWidget;
   auto* layout = new QVBoxLayout(panel);
@@ -334,6 +317,9 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   auto* edit = menuBar()->addMenu(tr("&Edit"));
+  undo_action_ = edit->addAction(tr("&Undo"), QKeySequence::Undo, this, &MainWindow::undo);
+  undo_action_->setEnabled(false);
+  edit->addSeparator();
   auto* paste = edit->addAction(tr("&Paste molecules"), QKeySequence::Paste, this, &MainWindow::pasteInput);
   paste->setShortcutContext(Qt::WindowShortcut);
   edit->addAction(tr("&Copy selected rows (TSV)"), QKeySequence::Copy, this, &MainWindow::copySelection);
@@ -341,13 +327,16 @@ void MainWindow::buildMenus() {
   run->addAction(tr("&Predict"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, &MainWindow::runPrediction);
   run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRun);
   run->addAction(tr("&Explain selected"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::explainSelected);
+  auto* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* dock : docks_) view->addAction(dock->toggleViewAction());
+  addHelpMenu(this, [this] { return card_; });
 }
 
 void MainWindow::loadModel(const QString& path) {
-  model_path_ = path;
+  loading_path_ = path;
   has_model_ = false;
   run_->setEnabled(false);
-  offer_->setReady(false);  // Predict waits for the new model
+  input_panel_->offer()->setReady(false);  // Predict waits for the new model
   model_card_->showLoading(path);
   QMetaObject::invokeMethod(worker_, [w = worker_, path] { w->loadModel(path); }, Qt::QueuedConnection);
 }
@@ -360,6 +349,7 @@ void MainWindow::runPrediction() {
     return;
   }
   setRunning(true);
+  run_generation_ = input_generation_;
   const RunSettings settings = settings_->settings();
   results_tab_->setConfidence(settings.confidence);
   const bool remote = settings.device == kServerDevice;
@@ -373,14 +363,7 @@ void MainWindow::runPrediction() {
   QMetaObject::invokeMethod(worker_, [w = worker_, in, settings] { w->run(in, settings); }, Qt::QueuedConnection);
 }
 
-RunInput MainWindow::currentInput() const {
-  RunInput in;
-  in.path = file_path_;
-  in.smiles_column = smiles_column_;
-  in.id_column = id_column_;
-  if (in.path.isEmpty()) in.text = input_->toPlainText();
-  return in;
-}
+RunInput MainWindow::currentInput() const { return input_panel_->currentInput(); }
 
 void MainWindow::runComparison(const CompareRequest& request) {
   if (running_ || !has_model_) return;
@@ -403,7 +386,7 @@ void MainWindow::cancelRun() {
 
 void MainWindow::setRunning(bool running) {
   running_ = running;
-  if (running) offer_->dismiss();
+  if (running) input_panel_->offer()->dismiss();
   run_->setEnabled(!running && !training_ && has_model_);
   cancel_->setEnabled(running);
   chart_->setRunning(running);
@@ -415,39 +398,18 @@ void MainWindow::openTraining(const QString& path, const QStringList& targets) {
   train_tab_->form()->setInputFile(path, targets);
 }
 
-void MainWindow::chooseColumns(const QString& path) {
-  if (isVisible()) askColumns(this, path, &smiles_column_, &id_column_);
-}
-
 void MainWindow::offerToPredict(const QString& path) {
-  setInputFile(path);
-  offer_->offer(QFileInfo(path).fileName());
+  if (input_panel_->setFile(path, false)) input_panel_->offer()->offer(QFileInfo(path).fileName());
 }
 
 void MainWindow::setInputFile(const QString& path) {
-  offer_->dismiss();
-  file_path_ = path;
-  guard_->addInput(path);
-  smiles_column_.clear();
-  id_column_.clear();
-  if (path.isEmpty()) {
-    input_file_->hide();
-    input_->setPlaceholderText(tr("Paste SMILES here, one per line, optionally followed by a name."));
-    return;
-  }
-  if (hasColumns(path)) chooseColumns(path);
-  input_->blockSignals(true);
-  input_->clear();
-  input_->blockSignals(false);
-  input_->setPlaceholderText(tr("Predicting from the file below; paste or type here to use text instead."));
-  input_file_->setText(tr("File: <b>%1</b>%2").arg(QFileInfo(path).fileName().toHtmlEscaped(),
-                                                   smiles_column_.isEmpty() ? QString() : tr(" (SMILES column %1)").arg(smiles_column_)));
-  input_file_->show();
+  if (path.isEmpty()) input_panel_->clearInput();
+  else input_panel_->setFile(path);
 }
 
 void MainWindow::openMolecules() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open molecules"), QSettings().value(QStringLiteral("input/dir")).toString(),
-                                                    tr("Molecules (*.smi *.csv *.tsv *.sdf *.cxsmiles *.gz *.bz2 *.zst);;All files (*)"));
+                                                    tr("Molecules (*.smi *.smiles *.txt *.csv *.tsv *.sdf *.sd *.mol *.cxsmiles *.gz *.bz2 *.zst);;All files (*)"));
   if (path.isEmpty()) return;
   QSettings().setValue(QStringLiteral("input/dir"), QFileInfo(path).absolutePath());
   setInputFile(path);
@@ -469,8 +431,11 @@ bool MainWindow::exportCsv(const QString& path, bool selection_only, QString* er
   for (int r : results_tab_->shownRows(selection_only)) rows.push_back(resultsModel()->rowAt(r));
   bundle::ModelMetadata md;
   for (const auto& n : card_.target_names) md.target_names.push_back(n.toStdString());
-  const Status s = predict::writePredictions(path.toStdString(), md, resultsModel()->numOutputs(), rows, last_run_);
+  std::vector<std::string> columns;
+  for (const auto& c : resultsModel()->inputColumns()) columns.push_back(c.toStdString());
+  const Status s = predict::writePredictions(path.toStdString(), md, resultsModel()->numOutputs(), rows, last_run_, columns);
   if (!s.isOk() && error) *error = QString::fromStdString(s.toString());
+  if (s.isOk() && !selection_only) unsaved_ = false;
   return s.isOk();
 }
 
@@ -487,20 +452,24 @@ void MainWindow::exportResults() {
 }
 
 void MainWindow::copySelection() {
-  if (input_->hasFocus()) {
-    input_->copy();
+  if (input()->hasFocus()) {
+    input()->copy();
     return;
   }
   QApplication::clipboard()->setText(resultsModel()->toTsv(results_tab_->shownRows(true)));
 }
 
 void MainWindow::pasteInput() {
-  if (!file_path_.isEmpty()) setInputFile({});
-  input_->setFocus();
-  input_->paste();
+  if (!input_panel_->filePath().isEmpty()) input_panel_->setText({});
+  input()->setFocus();
+  input()->paste();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!confirmDiscard()) {
+    event->ignore();
+    return;
+  }
   worker_->cancel();
   train_tab_->cancelTraining();
   QSettings s;
@@ -519,5 +488,8 @@ void MainWindow::dropEvent(QDropEvent* event) {
   const auto urls = event->mimeData()->urls();
   if (!urls.isEmpty() && urls.front().isLocalFile()) setInputFile(urls.front().toLocalFile());
 }
+
+QPlainTextEdit* MainWindow::input() const { return input_panel_->editor(); }
+PredictOffer* MainWindow::predictOffer() const { return input_panel_->offer(); }
 
 }  // namespace gs::ui

@@ -9,8 +9,10 @@
 #include <memory>
 
 #include "inference_worker.h"
+#include "input_panel.h"
 #include "save_guard.h"
 
+class QDockWidget;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
@@ -58,7 +60,8 @@ class MainWindow final : public QMainWindow {
   QTableWidget* atomTable() const;
   int explainedRows() const;
   QTabWidget* tabs() const { return tabs_; }
-  QPlainTextEdit* input() const { return input_; }
+  QPlainTextEdit* input() const;
+  InputPanel* inputPanel() const { return input_panel_; }
   bool isRunning() const { return running_; }
   bool hasModel() const { return has_model_; }
   // Writes all rows (or the selected ones) as the CLI does: CSV + run record.
@@ -66,11 +69,20 @@ class MainWindow final : public QMainWindow {
   void setInputFile(const QString& path);
   // Opens a file handed over from outside (file manager, command line) and offers to predict it.
   void offerToPredict(const QString& path);
-  PredictOffer* predictOffer() const { return offer_; }
+  PredictOffer* predictOffer() const;
+  // Undo of the last replacement or clear of the input (with the results it had).
+  bool canUndo() const { return !undo_.empty(); }
+  void undo();
+  // True when a run finished since the last export: quitting asks first.
+  bool hasUnsavedResults() const { return unsaved_; }
+  // The model the app runs ("" = the bundled default), kept when opening another one fails.
+  QString modelPath() const { return model_path_; }
   // Shows the Train tab with a labelled file open and these target columns ticked.
   void openTraining(const QString& path, const QStringList& targets);
 
  public Q_SLOTS:
+  // Opens a model ("" = the bundled one) on the worker; if it fails, the current model stays.
+  void loadModel(const QString& path);
   void runPrediction();
   void cancelRun();
   void openModel();
@@ -96,15 +108,18 @@ class MainWindow final : public QMainWindow {
  private:
   QWidget* buildInputPanel();
   QWidget* buildRunPanel();
+  void addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);
   QWidget* buildChartBox();
   void buildMenus();
   void connectWorker();
   void connectComparison();
-  void loadModel(const QString& path);
   void setRunning(bool running);
   RunInput currentInput() const;
-  // Asks for the SMILES and name columns of a CSV/TSV file (when the window is shown).
-  void chooseColumns(const QString& path);
+  void onModelFailed(const QString& message);
+  void keepUndoStep(const QString& what);
+  void onInputReplaced();
+  // Asks before unsaved results are lost; false = the user keeps them.
+  bool confirmDiscard();
 
   InferenceWorker* worker_ = nullptr;
   std::unique_ptr<QThread, ThreadStopper> thread_;
@@ -117,13 +132,23 @@ class MainWindow final : public QMainWindow {
   SettingsPanel* settings_ = nullptr;
   std::vector<int> explain_rows_;  // rows of the explanation in flight
   QTabWidget* tabs_ = nullptr;
-  QPlainTextEdit* input_ = nullptr;
-  QLabel* input_file_ = nullptr;
-  PredictOffer* offer_ = nullptr;
+  InputPanel* input_panel_ = nullptr;
+  QAction* undo_action_ = nullptr;
+  std::vector<QDockWidget*> docks_;
   QPushButton *run_ = nullptr, *cancel_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QLabel* rate_ = nullptr;
-  QString file_path_, smiles_column_, id_column_, model_path_;
+  QString model_path_, loading_path_;
+  struct UndoStep {
+    QString what;
+    InputPanel::Snapshot input;
+    std::vector<predict::PredictedRow> rows;
+    std::vector<bool> done;
+    QStringList columns;
+  };
+  std::vector<UndoStep> undo_;
+  int input_generation_ = 0, run_generation_ = 0;  // results of an older input are dropped
+  bool unsaved_ = false, fell_back_ = false;
   // Every molecule file opened and the model's files: exports never overwrite them.
   std::shared_ptr<SaveGuard> guard_ = std::make_shared<SaveGuard>();
   ModelCard card_;

@@ -51,7 +51,7 @@ MemoryChart::MemoryChart(std::shared_ptr<tensor::TensorMemoryTracker> tracker, Q
   plot_->plotLayout()->insertRow(0);
   plot_->plotLayout()->addElement(0, 0, plot_->legend);
   plot_->plotLayout()->setRowStretchFactor(0, 0.001);
-  plot_->setMinimumHeight(170);
+  plot_->setMinimumHeight(100);
   connect(&timer_, &QTimer::timeout, this, &MemoryChart::sample);
   timer_.start(1000);
 }

@@ -3,7 +3,9 @@
 #include <QColor>
 #include <QPainter>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "depiction.h"
 
@@ -14,7 +16,14 @@ ResultsModel::ResultsModel(QObject* parent) : QAbstractTableModel(parent) {}
 int ResultsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }
 
 int ResultsModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : FixedColumnCount + (numOutputs() > 0 ? 2 * numOutputs() + 1 : 0);
+  return parent.isValid() ? 0 : inputColumn(static_cast<int>(input_columns_.size()));
+}
+
+int ResultsModel::decimalsFor(const predict::PredictedRow& r, int j) {
+  if (!r.trust || j >= static_cast<int>(r.trust->sigma.size())) return 3;
+  const double sigma = r.trust->sigma[static_cast<size_t>(j)];
+  if (!(sigma > 0) || !std::isfinite(sigma)) return 3;
+  return std::clamp(1 - static_cast<int>(std::floor(std::log10(sigma))), 0, 6);
 }
 
 namespace {
@@ -26,6 +35,17 @@ QColor bandColour(predict::DomainBand band) {
     case predict::DomainBand::Out: return QColor(0xC6, 0x28, 0x28);
   }
   return {};
+}
+
+// Input columns sort as numbers when they read as numbers (decimal comma too), else as text;
+// numbers before text.
+QVariant inputSortKey(const QString& text) {
+  bool ok = false;
+  QString t = text.trimmed();
+  double v = t.toDouble(&ok);
+  if (!ok && t.count(QLatin1Char(',')) == 1 && !t.contains(QLatin1Char('.'))) v = QString(t).replace(QLatin1Char(','), QLatin1Char('.')).toDouble(&ok);
+  if (ok) return v;
+  return t.isEmpty() ? QVariant(std::numeric_limits<double>::infinity()) : QVariant(t);
 }
 
 QPixmap bandMark(predict::DomainBand band) {
@@ -48,7 +68,8 @@ QString ResultsModel::trustText(const predict::PredictedRow& r, int column) cons
   if (j < 0 || j >= static_cast<int>(r.trust->lower.size()) || j >= static_cast<int>(r.values.size())) return {};
   const double half = (r.trust->upper[static_cast<size_t>(j)] - r.trust->lower[static_cast<size_t>(j)]) / 2;
   if (std::isinf(half)) return tr("unbounded");
-  return QStringLiteral("%1 ± %2").arg(r.values[static_cast<size_t>(j)], 0, 'f', 3).arg(half, 0, 'f', 3);
+  const int digits = decimalsFor(r, j);
+  return QStringLiteral("%1 ± %2").arg(r.values[static_cast<size_t>(j)], 0, 'f', digits).arg(half, 0, 'f', digits);
 }
 
 QVariant ResultsModel::trustData(const predict::PredictedRow& r, int column, int role) const {
@@ -93,10 +114,14 @@ QString ResultsModel::text(int row, int column) const {
     case AtomsColumn: return r.num_atoms > 0 ? QString::number(r.num_atoms) : QString();
     default: break;
   }
+  if (column >= inputColumn(0)) {
+    const size_t k = static_cast<size_t>(column - inputColumn(0));
+    return k < r.fields.size() ? QString::fromStdString(r.fields[k]) : QString();
+  }
   if (column >= intervalColumn(0)) return trustText(r, column);
   const int j = column - FixedColumnCount;
   if (j < 0 || j >= numOutputs() || !r.status.isOk() || j >= static_cast<int>(r.values.size())) return {};
-  return QString::number(r.values[static_cast<size_t>(j)], 'f', 4);
+  return QString::number(r.values[static_cast<size_t>(j)], 'f', decimalsFor(r, j));
 }
 
 QString ResultsModel::toTsv(const std::vector<int>& rows) const {
@@ -125,7 +150,11 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
       if (column == domainColumn()) return trustData(r, column, role);
       return {};
     case Qt::ToolTipRole:
+      if (column >= inputColumn(0)) return text(row, column);
       if (column >= intervalColumn(0)) return trustData(r, column, role);
+      if (column >= FixedColumnCount && r.status.isOk() && column - FixedColumnCount < static_cast<int>(r.values.size()))
+        return tr("%1 (full value; shown to the digits its uncertainty supports)")
+            .arg(static_cast<double>(r.values[static_cast<size_t>(column - FixedColumnCount)]), 0, 'g', 9);
       if (column == StatusColumn) return done ? (r.status.isOk() ? tr("predicted") : QString::fromStdString(r.status.message())) : tr("waiting for its batch");
       if (column == SmilesColumn || column == CanonicalColumn) return text(row, column);
       return {};
@@ -134,11 +163,13 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
       if (column == StatusColumn && !done) return QColor(0x80, 0x80, 0x80);
       return {};
     case Qt::TextAlignmentRole:
+      if (column >= inputColumn(0)) return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
       if (column == RowColumn || column == AtomsColumn || (column >= FixedColumnCount && column != domainColumn()))
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
       return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
     case SortRole:
       if (column == RowColumn) return QVariant::fromValue<qlonglong>(r.row);
+      if (column >= inputColumn(0)) return inputSortKey(text(row, column));
       if (column == AtomsColumn) return r.num_atoms;
       if (column >= intervalColumn(0)) {
         const QVariant v = trustData(r, column, role);
@@ -167,6 +198,10 @@ QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int 
     case AtomsColumn: return tr("Atoms");
     default: break;
   }
+  if (section >= inputColumn(0)) {
+    const int k = section - inputColumn(0);
+    return k < input_columns_.size() ? input_columns_[k] : QVariant();
+  }
   if (section == domainColumn()) return tr("Domain");
   const bool interval = section >= intervalColumn(0);
   const int j = section - (interval ? intervalColumn(0) : FixedColumnCount);
@@ -183,9 +218,10 @@ void ResultsModel::setOutputs(const QStringList& names, const QStringList& units
   endResetModel();
 }
 
-void ResultsModel::setInput(std::vector<predict::PredictedRow> rows) {
+void ResultsModel::setInput(std::vector<predict::PredictedRow> rows, const QStringList& columns) {
   beginResetModel();
   rows_ = std::move(rows);
+  input_columns_ = columns;
   done_.assign(rows_.size(), false);
   thumbnails_.clear();
   endResetModel();
@@ -196,7 +232,9 @@ void ResultsModel::setResults(int first, const std::vector<predict::PredictedRow
   for (size_t i = 0; i < rows.size(); ++i) {
     const size_t at = static_cast<size_t>(first) + i;
     const bool had_structure = !rows_[at].canonical.empty();
+    std::vector<std::string> fields = std::move(rows_[at].fields);
     rows_[at] = rows[i];
+    if (rows_[at].fields.empty()) rows_[at].fields = std::move(fields);  // a server's rows carry no input columns
     done_[at] = true;
     if (!had_structure) thumbnails_.remove(static_cast<int>(at));
   }
@@ -204,6 +242,16 @@ void ResultsModel::setResults(int first, const std::vector<predict::PredictedRow
 }
 
 void ResultsModel::clear() { setInput({}); }
+
+void ResultsModel::restore(std::vector<predict::PredictedRow> rows, std::vector<bool> done, const QStringList& columns) {
+  beginResetModel();
+  rows_ = std::move(rows);
+  done_ = std::move(done);
+  done_.resize(rows_.size(), false);
+  input_columns_ = columns;
+  thumbnails_.clear();
+  endResetModel();
+}
 
 QPixmap ResultsModel::thumbnail(int row) const {
   auto it = thumbnails_.find(row);

@@ -2,8 +2,11 @@
 // The results table: one row per input row, in input order, filled in as batches finish.
 // Columns: row, name, depiction, SMILES, canonical SMILES, status (reason in the tooltip), atom
 // count, one column per model output ("gap_ev (eV)"), one interval column per output ("value ±
-// half-width" at the run's confidence) and the applicability domain (green / amber / red mark,
-// the reasons in the tooltip). Numeric columns sort numerically through Qt::UserRole.
+// half-width" at the run's confidence), the applicability domain (green / amber / red mark,
+// the reasons in the tooltip), then the user's other input columns (a measured value, a catalogue
+// number) as read. Numeric columns sort numerically through Qt::UserRole. Values are shown with
+// the digits their uncertainty supports (two significant digits of σ; 3 decimals without trust),
+// the full value in the tooltip and the export.
 #include <QAbstractTableModel>
 #include <QHash>
 #include <QPixmap>
@@ -36,9 +39,17 @@ class ResultsModel final : public QAbstractTableModel {
   int valueColumn(int j) const { return FixedColumnCount + j; }
   int intervalColumn(int j) const { return FixedColumnCount + numOutputs() + j; }
   int domainColumn() const { return FixedColumnCount + 2 * numOutputs(); }
-  // New input: rows are pending until setResults covers them.
-  void setInput(std::vector<predict::PredictedRow> rows);
+  int inputColumn(int k) const { return FixedColumnCount + (numOutputs() > 0 ? 2 * numOutputs() + 1 : 0) + k; }
+  // New input: rows are pending until setResults covers them; `columns` name the user's other
+  // input columns whose values the rows' `fields` hold.
+  void setInput(std::vector<predict::PredictedRow> rows, const QStringList& columns = {});
+  const QStringList& inputColumns() const { return input_columns_; }
+  // Decimals shown for output j of a row (from its σ, else 3).
+  static int decimalsFor(const predict::PredictedRow& r, int j);
   void setResults(int first, const std::vector<predict::PredictedRow>& rows);
+  // Puts back a table as it was (Undo): rows, which of them were done, the input columns.
+  void restore(std::vector<predict::PredictedRow> rows, std::vector<bool> done, const QStringList& columns);
+  const std::vector<bool>& doneFlags() const { return done_; }
   void clear();
 
   int numOutputs() const { return static_cast<int>(output_names_.size()); }
@@ -57,7 +68,7 @@ class ResultsModel final : public QAbstractTableModel {
 
   std::vector<predict::PredictedRow> rows_;
   std::vector<bool> done_;
-  QStringList output_names_, output_units_;
+  QStringList output_names_, output_units_, input_columns_;
   double confidence_ = 0.9;
   mutable QHash<int, QPixmap> thumbnails_;
 };

@@ -1,6 +1,9 @@
 #include "results_tab.h"
 
 #include <QHeaderView>
+#include <QMenu>
+#include <QScrollArea>
+#include <QSettings>
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
@@ -33,6 +36,9 @@ ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSpl
   table_->verticalHeader()->setDefaultSectionSize(ResultsModel::kThumbnail.height() + 4);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setStretchLastSection(true);
+  table_->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+  table_->horizontalHeader()->setToolTip(tr("Right-click to show or hide columns and switch to compact rows"));
+  connect(table_->horizontalHeader(), &QWidget::customContextMenuRequested, this, &ResultsTab::showColumnMenu);
   table_->setWordWrap(false);
   table_->setTextElideMode(Qt::ElideMiddle);
   filter_ = new QLineEdit;
@@ -57,11 +63,15 @@ ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSpl
   side_->addTab(trust_, tr("Trust"));
   side_->setTabToolTip(1, tr("How far to trust the selected prediction: its interval, applicability domain and the "
                              "nearest training molecules"));
+  auto* side = new QScrollArea;  // the side panel scrolls rather than taking the table's width
+  side->setWidget(side_);
+  side->setWidgetResizable(true);
+  side->setFrameShape(QFrame::NoFrame);
   addWidget(box);
-  addWidget(side_);
-  setStretchFactor(0, 3);
+  addWidget(side);
+  setStretchFactor(0, 4);
   setStretchFactor(1, 1);
-  setSizes({900, 420});
+  setSizes({1000, 300});
 }
 
 void ResultsTab::setOutputs(const QStringList& names, const QStringList& units) {
@@ -81,8 +91,8 @@ void ResultsTab::setConfidence(double confidence) {
   trust_->setConfidence(confidence);
 }
 
-void ResultsTab::setInput(const std::vector<predict::PredictedRow>& rows) {
-  results_->setInput(rows);
+void ResultsTab::setInput(const std::vector<predict::PredictedRow>& rows, const QStringList& columns) {
+  results_->setInput(rows, columns);
   explanations_.clear();
   sizeColumns();
 }
@@ -159,11 +169,56 @@ void ResultsTab::sizeColumns() {
   // Shown in the order a chemist reads them: what it is, how far to trust it, the predictions, then the strings.
   std::vector<int> order{ResultsModel::RowColumn, ResultsModel::NameColumn, ResultsModel::StructureColumn};
   if (results_->numOutputs() > 0) order.push_back(results_->domainColumn());  // the mark beside the structure
-  for (int c = ResultsModel::FixedColumnCount; c < results_->columnCount(); ++c)
+  for (int c = ResultsModel::FixedColumnCount; c < results_->inputColumn(0); ++c)
     if (results_->numOutputs() == 0 || c != results_->domainColumn()) order.push_back(c);
   for (int c : {ResultsModel::StatusColumn, ResultsModel::AtomsColumn, ResultsModel::SmilesColumn, ResultsModel::CanonicalColumn})
     order.push_back(c);
+  for (int c = results_->inputColumn(0); c < results_->columnCount(); ++c) order.push_back(c);  // the user's own columns last
   for (int visual = 0; visual < static_cast<int>(order.size()); ++visual) h->moveSection(h->visualIndex(order[visual]), visual);
+  applyColumnChoices();
+}
+
+void ResultsTab::applyColumnChoices() {
+  const QSettings settings;
+  const QStringList hidden = settings.value(QStringLiteral("results/hiddenColumns")).toStringList();
+  for (int c = 0; c < results_->columnCount(); ++c)
+    table_->setColumnHidden(c, hidden.contains(results_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()));
+  setCompactRows(settings.value(QStringLiteral("results/compact"), false).toBool());
+}
+
+void ResultsTab::setCompactRows(bool compact) {
+  compact_ = compact;
+  QSettings().setValue(QStringLiteral("results/compact"), compact);
+  const QSize icon = compact ? QSize(48, 30) : ResultsModel::kThumbnail;
+  table_->setIconSize(icon);
+  table_->verticalHeader()->setDefaultSectionSize(icon.height() + 4);
+  table_->horizontalHeader()->resizeSection(ResultsModel::StructureColumn, icon.width() + 8);
+}
+
+void ResultsTab::showColumnMenu(const QPoint& at) {
+  QMenu menu(this);
+  QSettings settings;
+  QStringList hidden = settings.value(QStringLiteral("results/hiddenColumns")).toStringList();
+  for (int c = 0; c < results_->columnCount(); ++c) {
+    const QString name = results_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+    QAction* a = menu.addAction(name);
+    a->setCheckable(true);
+    a->setChecked(!table_->isColumnHidden(c));
+    connect(a, &QAction::toggled, this, [this, c, name](bool shown) {
+      QSettings s;
+      QStringList h = s.value(QStringLiteral("results/hiddenColumns")).toStringList();
+      h.removeAll(name);
+      if (!shown) h << name;
+      s.setValue(QStringLiteral("results/hiddenColumns"), h);
+      table_->setColumnHidden(c, !shown);
+    });
+  }
+  menu.addSeparator();
+  QAction* compact = menu.addAction(tr("Compact rows (small structures)"));
+  compact->setCheckable(true);
+  compact->setChecked(compact_);
+  connect(compact, &QAction::toggled, this, &ResultsTab::setCompactRows);
+  menu.exec(table_->horizontalHeader()->mapToGlobal(at));
 }
 
 bool ResultsTab::exportAttributions(const QString& path, QString* error) const {

@@ -39,7 +39,7 @@ class ResultsTab final : public QSplitter {
   void setTrust(const std::vector<std::pair<double, double>>& label_range, const QString& note);
   void setConfidence(double confidence);
   // Every input row, pending (clears the explanations), then results as they come.
-  void setInput(const std::vector<predict::PredictedRow>& rows);
+  void setInput(const std::vector<predict::PredictedRow>& rows, const QStringList& columns = {});
   void setResults(int first, const std::vector<predict::PredictedRow>& rows);
 
   // Model rows: the selection (or the current row when nothing is selected), in row order.
@@ -54,12 +54,18 @@ class ResultsTab final : public QSplitter {
   bool exportAttributions(const QString& path, QString* error) const;
   void showSelected();
 
+  // Small structures and single-line rows, to see many rows at once (remembered).
+  void setCompactRows(bool compact);
+  bool compactRows() const { return compact_; }
+
  Q_SIGNALS:
   void explainRequested();
   void exportAttributionsRequested(const QString& path);
 
  private:
   void sizeColumns();
+  void applyColumnChoices();  // hidden columns (by name) and row mode, as the user left them
+  void showColumnMenu(const QPoint& at);
 
   ResultsModel* results_ = nullptr;
   QSortFilterProxyModel* proxy_ = nullptr;
@@ -72,6 +78,7 @@ class ResultsTab final : public QSplitter {
   QStringList names_, units_;
   std::map<int, jobs::ExplainedMolecule> explanations_;  // by model row
   std::shared_ptr<SaveGuard> guard_;
+  bool compact_ = false;
 };
 
 }  // namespace gs::ui

@@ -134,12 +134,19 @@ Status writeRunRecord(const std::string& csv_path, const RunRecord& m, int64_t r
 }
 
 Status writePredictions(const std::string& path, const bundle::ModelMetadata& metadata, int num_outputs,
-                        const std::vector<PredictedRow>& rows, const RunRecord& info) {
+                        const std::vector<PredictedRow>& rows, const RunRecord& info,
+                        const std::vector<std::string>& input_columns) {
   AtomicFile file(path);
   if (!file.isOpen()) return file.openStatus();
   data::CsvWriter csv(file.stream());
-  csv.row(predictionHeader(metadata, num_outputs));
-  for (const auto& r : rows) csv.row(predictionFields(r, num_outputs));
+  auto header = predictionHeader(metadata, num_outputs);
+  header.insert(header.end(), input_columns.begin(), input_columns.end());
+  csv.row(header);
+  for (const auto& r : rows) {
+    auto fields = predictionFields(r, num_outputs);
+    for (size_t k = 0; k < input_columns.size(); ++k) fields.push_back(k < r.fields.size() ? r.fields[k] : std::string());
+    csv.row(fields);
+  }
   if (Status s = file.commit(); !s.isOk()) return s;
   return writeRunRecord(path, info, static_cast<int64_t>(rows.size()), statusCounts(rows));
 }

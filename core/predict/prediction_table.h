@@ -62,9 +62,11 @@ std::vector<std::string> predictionFields(const PredictedRow& row, int num_outpu
 // Counts per status name ("ok", "syntax_error", ...).
 std::map<std::string, int64_t> statusCounts(const std::vector<PredictedRow>& rows);
 
-// Writes `rows` as the CSV and `path`.json as the run record, both atomically.
+// Writes `rows` as the CSV and `path`.json as the run record, both atomically. `input_columns`
+// name the user's columns that follow the predictions; each row's `fields` then hold their values.
 Status writePredictions(const std::string& path, const bundle::ModelMetadata& metadata, int num_outputs,
-                        const std::vector<PredictedRow>& rows, const RunRecord& info);
+                        const std::vector<PredictedRow>& rows, const RunRecord& info,
+                        const std::vector<std::string>& input_columns = {});
 Status writeRunRecord(const std::string& csv_path, const RunRecord& info, int64_t rows,
                       const std::map<std::string, int64_t>& counts);
 

@@ -124,6 +124,7 @@ PredictedRow pendingRow(const data::RawRecord& record, Status status) {
   row.id = record.id;
   row.input = record.kind == data::RecordKind::Smiles ? record.text : std::string();
   row.status = std::move(status);
+  row.fields = record.fields;
   return row;
 }
 

@@ -9,6 +9,8 @@
 #include <QItemSelectionModel>
 #include <QPlainTextEdit>
 #include <QTableWidget>
+
+#include <cmath>
 #include <QTableView>
 #include <QTimer>
 
@@ -55,13 +57,15 @@ TEST(ResultsModel, PassesQAbstractItemModelTester) {
   t.reasons = {"nearest training molecule similarity 0.30 < 0.37"};
   rows[1].trust = t;
   m.setResults(0, {rows.begin(), rows.begin() + 10});
-  EXPECT_EQ(m.text(0, ResultsModel::FixedColumnCount), "1.5000");
+  EXPECT_EQ(m.text(0, ResultsModel::FixedColumnCount), "1.500");  // no trust: 3 decimals
+  EXPECT_EQ(m.text(1, ResultsModel::FixedColumnCount), "1.50");   // σ 0.1: the digits it supports
+  EXPECT_TRUE(m.data(m.index(1, ResultsModel::FixedColumnCount), Qt::ToolTipRole).toString().startsWith(QStringLiteral("1.5 ")));
   EXPECT_EQ(m.text(3, ResultsModel::StatusColumn), "syntax_error");
   EXPECT_EQ(m.data(m.index(3, ResultsModel::StatusColumn), Qt::ToolTipRole).toString(), "unclosed ring");
   EXPECT_EQ(m.text(3, ResultsModel::FixedColumnCount), "");  // no value for a failed row
   EXPECT_EQ(m.text(15, ResultsModel::StatusColumn), "pending");
-  EXPECT_EQ(m.text(1, m.intervalColumn(0)), "1.500 ± 0.500");
-  EXPECT_EQ(m.text(1, m.intervalColumn(1)), "-0.250 ± 0.750");
+  EXPECT_EQ(m.text(1, m.intervalColumn(0)), "1.50 ± 0.50");
+  EXPECT_EQ(m.text(1, m.intervalColumn(1)), "-0.25 ± 0.75");
   EXPECT_EQ(m.text(1, m.domainColumn()), "borderline");
   EXPECT_TRUE(m.data(m.index(1, m.domainColumn()), Qt::ToolTipRole).toString().contains(QStringLiteral("0.30 < 0.37")));
   EXPECT_EQ(m.data(m.index(1, m.domainColumn()), ResultsModel::SortRole).toInt(), 1);
@@ -135,7 +139,8 @@ TEST(MainWindow, FiveHundredMoleculesFillTheTableInInputOrderWithStatuses) {
     if (shown.isEmpty()) {
       EXPECT_TRUE(rec.fields[5].empty());
     } else {
-      EXPECT_NEAR(std::stod(rec.fields[5]), shown.toDouble(), 1e-4);
+      const int decimals = static_cast<int>(shown.size() - shown.indexOf(QLatin1Char('.')) - 1);
+      EXPECT_NEAR(std::stod(rec.fields[5]), shown.toDouble(), 0.51 * std::pow(10.0, -decimals));  // shown rounded, exported whole
     }
     ++n;
   }
@@ -265,8 +270,9 @@ TEST(MainWindow, TrustColumnsFillInOrderAndThePanelShowsTheNeighbours) {
     const QStringList parts = interval.split(QStringLiteral(" ± "));
     ASSERT_EQ(parts.size(), 2) << interval.toStdString();
     const auto& t = *m->rowAt(i).trust;
-    EXPECT_NEAR(parts[0].toDouble(), m->text(i, m->valueColumn(0)).toDouble(), 6e-4) << i;
-    EXPECT_NEAR(parts[1].toDouble(), (t.upper[0] - t.lower[0]) / 2, 6e-4) << i;
+    EXPECT_EQ(parts[0], m->text(i, m->valueColumn(0))) << i;
+    const double last_digit = std::pow(10.0, -ResultsModel::decimalsFor(m->rowAt(i), 0));  // shown to the digits σ supports
+    EXPECT_NEAR(parts[1].toDouble(), (t.upper[0] - t.lower[0]) / 2, 0.51 * last_digit) << i;
     EXPECT_NEAR((t.upper[0] + t.lower[0]) / 2, m->rowAt(i).values[0], 1e-4) << i;
     const QString band = m->text(i, m->domainColumn());
     EXPECT_TRUE(band == "in" || band == "borderline" || band == "out") << band.toStdString();

@@ -1,0 +1,266 @@
+// The app as an everyday tool: imports that keep every column (semicolon CSV, SD data items, a
+// block pasted from a spreadsheet) and round-trip to the export; a failed model load keeps the
+// working model; replacing and clearing can be undone; quitting asks before unsaved results are
+// lost; the layout restores and works at 1024x700; the Help menu.
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTextBrowser>
+
+#include "help.h"
+#include "import_dialog.h"
+#include "input_panel.h"
+#include "results_model.h"
+#include "ui_fixture.h"
+
+namespace gs::ui {
+namespace {
+
+QString writeFile(const std::string& name, const std::string& text) {
+  const auto path = tempDir() / name;
+  std::ofstream(path, std::ios::binary) << text;
+  return QString::fromStdString(path.string());
+}
+
+std::vector<std::vector<std::string>> readCsv(const QString& path) {
+  std::ifstream in(path.toStdString());
+  auto reader = data::makeReader(data::FileFormat::Csv, in, {});
+  std::vector<std::vector<std::string>> rows{reader->columns()};
+  data::RawRecord r;
+  while (reader->next(r)) rows.push_back(r.fields);
+  return rows;
+}
+
+int column(const std::vector<std::string>& header, const std::string& name) {
+  for (size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+// Answers the next modal dialog with `button` once it shows.
+void answerNextDialog(QMessageBox::StandardButton button) {
+  QTimer::singleShot(0, [button] {
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    if (box) box->button(button)->click();
+    else answerNextDialog(button);
+  });
+}
+
+// Settings of this test only (other test processes may run at the same time).
+struct IsolatedSettings {
+  IsolatedSettings() : name(QCoreApplication::applicationName()) {
+    QCoreApplication::setApplicationName(name + QStringLiteral(" %1").arg(::getpid()));
+    QSettings().clear();
+  }
+  ~IsolatedSettings() {
+    QSettings().clear();
+    QCoreApplication::setApplicationName(name);
+  }
+  QString name;
+};
+
+const std::string kSemicolonCsv =
+    "Name;Structure;pIC50;Supplier\n"
+    "aspirin;CC(=O)Oc1ccccc1C(=O)O;\"5,2\";Acme\n"
+    "broken;C1CC;;Acme\n"
+    "ethanol;CCO;4;\"Chem; Co\"\n";
+
+TEST(ImportDialog, FindsTheSeparatorHeaderAndSmilesColumnAndWarnsAboutAWrongColumn) {
+  ImportDialog dialog(writeFile("import.csv", kSemicolonCsv));
+  EXPECT_TRUE(dialog.headerBox()->isChecked());
+  EXPECT_EQ(dialog.smilesBox()->currentText(), "Structure") << "found by content, not by name";
+  EXPECT_EQ(dialog.nameBox()->currentText(), "Name");
+  ASSERT_EQ(dialog.preview()->columnCount(), 4);
+  EXPECT_EQ(dialog.preview()->rowCount(), 3);
+  EXPECT_EQ(dialog.preview()->horizontalHeaderItem(3)->text(), "Supplier");
+  EXPECT_EQ(dialog.preview()->item(2, 3)->text(), "Chem; Co");
+  EXPECT_TRUE(dialog.warning().isEmpty()) << dialog.warning().toStdString();
+  dialog.smilesBox()->setCurrentIndex(3);  // Supplier
+  EXPECT_TRUE(dialog.warning().contains(QLatin1String("does not look like SMILES"))) << dialog.warning().toStdString();
+  dialog.smilesBox()->setCurrentIndex(1);
+  const ImportChoice c = dialog.choice();
+  EXPECT_EQ(c.smiles_column, "#1");
+  EXPECT_EQ(c.id_column, "#0");
+  EXPECT_TRUE(c.header);
+  // A file without a header row: detected, and the columns are numbered.
+  ImportDialog plain(writeFile("import_plain.csv", "CCO,ethanol\nc1ccccc1,benzene\n"));
+  EXPECT_FALSE(plain.headerBox()->isChecked());
+  EXPECT_EQ(plain.smilesBox()->currentIndex(), 0);
+  EXPECT_EQ(plain.nameBox()->currentText(), "column 2");
+}
+
+TEST(Workflow, SemicolonCsvKeepsEveryColumnInTheTableAndTheExport) {
+  Window win;
+  win.w.setInputFile(writeFile("keep.csv", kSemicolonCsv));
+  win.w.runPrediction();
+  ASSERT_TRUE(waitFor(&win.w, &MainWindow::runCompleted));
+  const auto* m = win.w.resultsModel();
+  ASSERT_EQ(m->rowCount(), 3);
+  EXPECT_EQ(m->inputColumns(), (QStringList{"pIC50", "Supplier"}));
+  EXPECT_EQ(m->rowAt(0).id, "aspirin");
+  EXPECT_EQ(m->text(0, m->inputColumn(0)), "5,2");
+  EXPECT_EQ(m->text(2, m->inputColumn(1)), "Chem; Co");
+  EXPECT_EQ(m->headerData(m->inputColumn(1), Qt::Horizontal, Qt::DisplayRole).toString(), "Supplier");
+  const QString out = QString::fromStdString((tempDir() / "keep_out.csv").string());
+  QString error;
+  ASSERT_TRUE(win.w.exportCsv(out, false, &error)) << error.toStdString();
+  const auto rows = readCsv(out);
+  ASSERT_EQ(rows.size(), 4u);
+  const int pic50 = column(rows[0], "pIC50"), supplier = column(rows[0], "Supplier"), status = column(rows[0], "status");
+  ASSERT_GT(pic50, status);
+  EXPECT_EQ(supplier, pic50 + 1);
+  EXPECT_EQ(rows[1][pic50], "5,2");
+  EXPECT_EQ(rows[2][status], "syntax_error");
+  EXPECT_EQ(rows[3][supplier], "Chem; Co");
+  EXPECT_FALSE(win.w.hasUnsavedResults()) << "exported";
+}
+
+TEST(Workflow, SdDataItemsAreColumnsAndNamesCanComeFromAnItem) {
+  std::ifstream in("/usr/share/RDKit/Data/NCI/first_200.props.sdf");
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t end = 0;
+  for (int i = 0; i < 3; ++i) end = all.find("$$$$\n", end) + 5;
+  const QString path = writeFile("keep.sdf", all.substr(0, end));
+  ImportDialog dialog(path);
+  ASSERT_TRUE(dialog.isSdf());
+  ASSERT_GT(dialog.nameBox()->findText(QStringLiteral("ISM")), 0) << "the SD items are offered as names";
+  Window win;
+  win.w.setInputFile(path);
+  win.w.runPrediction();
+  ASSERT_TRUE(waitFor(&win.w, &MainWindow::runCompleted));
+  const auto* m = win.w.resultsModel();
+  ASSERT_EQ(m->rowCount(), 3);
+  const int k = static_cast<int>(m->inputColumns().indexOf(QStringLiteral("AMW")));
+  ASSERT_GE(k, 0) << m->inputColumns().join(QLatin1Char(',')).toStdString();
+  EXPECT_FALSE(m->text(0, m->inputColumn(k)).isEmpty());
+  const QString out = QString::fromStdString((tempDir() / "keep_sdf_out.csv").string());
+  ASSERT_TRUE(win.w.exportCsv(out, false));
+  const auto rows = readCsv(out);
+  EXPECT_EQ(rows[1][column(rows[0], "AMW")], m->text(0, m->inputColumn(k)).toStdString());
+}
+
+TEST(Workflow, ASpreadsheetBlockWithAHeaderIsReadByItsColumns) {
+  Window win;
+  ASSERT_TRUE(win.run(QStringLiteral("Compound\tpIC50\tSMILES\naspirin\t5.2\tCC(=O)Oc1ccccc1C(=O)O\nphenol\t4.1\tc1ccccc1O\n")));
+  const auto* m = win.w.resultsModel();
+  ASSERT_EQ(m->rowCount(), 2) << "the header is not a molecule";
+  EXPECT_TRUE(m->rowAt(0).status.isOk()) << m->rowAt(0).status.toString();
+  EXPECT_EQ(m->rowAt(1).input, "c1ccccc1O");
+  EXPECT_EQ(m->inputColumns(), (QStringList{"Compound", "pIC50"}));
+  EXPECT_EQ(m->text(1, m->inputColumn(1)), "4.1");
+}
+
+TEST(Workflow, AFailedModelLoadKeepsTheWorkingModel) {
+  Window win;
+  const QString good = win.w.modelPath();
+  const QString broken = writeFile("broken.safetensors", "not a model");
+  win.w.loadModel(broken);
+  ASSERT_TRUE(waitFor(&win.w, &MainWindow::modelReady));
+  EXPECT_TRUE(win.w.hasModel());
+  EXPECT_EQ(win.w.modelPath(), good) << "the broken path is not remembered";
+  auto* message = win.w.findChild<QMessageBox*>(QStringLiteral("modelFailedMessage"));
+  ASSERT_NE(message, nullptr);
+  EXPECT_TRUE(message->text().contains(QLatin1String("Still using"))) << message->text().toStdString();
+  message->close();
+  ASSERT_TRUE(win.run(QStringLiteral("CCO ethanol\n")));
+  EXPECT_TRUE(win.w.resultsModel()->rowAt(0).status.isOk());
+}
+
+TEST(Workflow, ClearAndReplaceCanBeUndoneWithTheirResults) {
+  Window win;
+  ASSERT_TRUE(win.run(nciLines(6)));
+  const auto before = win.w.resultsModel()->rows();
+  auto expectBack = [&] {
+    EXPECT_EQ(win.w.input()->toPlainText(), nciLines(6));
+    ASSERT_EQ(win.w.resultsModel()->rowCount(), 6);
+    for (int r = 0; r < 6; ++r) {
+      EXPECT_TRUE(win.w.resultsModel()->isDone(r));
+      EXPECT_EQ(win.w.resultsModel()->rowAt(r).values, before[static_cast<size_t>(r)].values);
+    }
+  };
+  // Opening a file replaces the pasted molecules and their results ...
+  win.w.setInputFile(writeFile("replace.csv", kSemicolonCsv));
+  EXPECT_EQ(win.w.resultsModel()->rowCount(), 0) << "the table belongs to the input it shows";
+  EXPECT_TRUE(win.w.input()->toPlainText().isEmpty());
+  ASSERT_TRUE(win.w.canUndo());
+  win.w.undo();
+  expectBack();
+  EXPECT_TRUE(win.w.inputPanel()->filePath().isEmpty());
+  // ... and so does Clear.
+  win.w.inputPanel()->clearInput();
+  EXPECT_EQ(win.w.resultsModel()->rowCount(), 0);
+  EXPECT_TRUE(win.w.input()->toPlainText().isEmpty());
+  win.w.undo();
+  expectBack();
+  EXPECT_FALSE(win.w.canUndo());
+}
+
+TEST(Workflow, QuittingWithUnsavedResultsAsksFirst) {
+  IsolatedSettings isolated;
+  Window win;
+  win.w.show();
+  ASSERT_TRUE(win.run(nciLines(3)));
+  ASSERT_TRUE(win.w.hasUnsavedResults());
+  answerNextDialog(QMessageBox::Cancel);
+  EXPECT_FALSE(win.w.close()) << "Cancel keeps the window and its results";
+  EXPECT_TRUE(win.w.isVisible());
+  answerNextDialog(QMessageBox::Discard);
+  EXPECT_TRUE(win.w.close());
+}
+
+TEST(Workflow, TheWindowIsUsableAt1024x700AndRestoresItsGeometry) {
+  IsolatedSettings isolated;
+  {
+    Window win;
+    win.w.show();
+    win.w.resize(1024, 700);
+    QApplication::processEvents();
+    auto describe = [&win] {
+      std::ostringstream out;
+      for (QWidget* w : win.w.findChildren<QWidget*>())
+        if (w->isVisible() && (w->minimumSizeHint().width() > 250 || w->minimumSizeHint().height() > 250))
+          out << w->metaObject()->className() << " '" << w->objectName().toStdString() << "' min " << w->minimumSizeHint().width()
+              << "x" << w->minimumSizeHint().height() << " size " << w->width() << "x" << w->height() << "\n";
+      return out.str();
+    };
+    EXPECT_GE(win.w.table()->width(), win.w.width() / 2) << "the results get the space first\n" << describe();
+    EXPECT_LE(win.w.width(), 1024) << describe();
+    EXPECT_LE(win.w.height(), 700) << describe();
+    EXPECT_GE(win.w.table()->height(), 250);
+    win.w.resize(1111, 777);
+    QApplication::processEvents();
+    EXPECT_TRUE(win.w.close());
+  }
+  Window again;
+  again.w.show();
+  QApplication::processEvents();
+  EXPECT_EQ(again.w.size(), QSize(1111, 777));
+}
+
+TEST(Help, GuideModelCardAndAboutSayWhatTheyShould) {
+  Window win;
+  QAction* guide = nullptr;
+  for (QAction* menu : win.w.menuBar()->actions())
+    if (menu->text() == QLatin1String("&Help"))
+      for (QAction* a : menu->menu()->actions())
+        if (a->shortcut() == QKeySequence(QKeySequence::HelpContents)) guide = a;
+  ASSERT_NE(guide, nullptr) << "F1 opens the guide";
+  guide->trigger();
+  auto* window = win.w.findChild<QWidget*>(QStringLiteral("guideWindow"));
+  ASSERT_NE(window, nullptr);
+  EXPECT_TRUE(window->findChild<QTextBrowser*>()->toPlainText().contains(QLatin1String("Domain")));
+  ModelCard card;
+  card.path = QString::fromStdString(std::string(GS_SOURCE_DIR) + "/resources/models/default/model.safetensors");
+  EXPECT_TRUE(modelCardMarkdown(card).contains(QLatin1String("HOMO"))) << "the bundled MODEL.md";
+  EXPECT_TRUE(aboutText(card).contains(QLatin1String("RDKit 20")));
+}
+
+}  // namespace
+}  // namespace gs::ui

@@ -1,0 +1,98 @@
+// MainWindow: what keeps the user's work — undo of replacing or clearing the input (with its
+// results), the question before unsaved results are lost, and keeping the working model when
+// another one fails to open.
+#include <QAction>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStatusBar>
+
+#include "main_window.h"
+#include "model_card_view.h"
+#include "predict_offer.h"
+#include "results_model.h"
+#include "results_tab.h"
+
+namespace gs::ui {
+namespace {
+constexpr size_t kUndoSteps = 20;
+}
+
+void MainWindow::keepUndoStep(const QString& what) {
+  if (input_panel_->isEmpty() && resultsModel()->rowCount() == 0) return;
+  UndoStep step{what, input_panel_->snapshot(), resultsModel()->rows(), resultsModel()->doneFlags(), resultsModel()->inputColumns()};
+  undo_.push_back(std::move(step));
+  if (undo_.size() > kUndoSteps) undo_.erase(undo_.begin());
+  undo_action_->setEnabled(true);
+  undo_action_->setText(tr("&Undo %1").arg(what));
+}
+
+void MainWindow::onInputReplaced() {
+  // The table always belongs to the input it shows: a run on the old input stops and its
+  // remaining results are dropped.
+  ++input_generation_;
+  if (running_) cancelRun();
+  results_tab_->setInput({});
+  unsaved_ = false;  // what was there is one Undo away
+}
+
+void MainWindow::undo() {
+  if (undo_.empty()) return;
+  UndoStep step = std::move(undo_.back());
+  undo_.pop_back();
+  ++input_generation_;
+  if (running_) cancelRun();
+  input_panel_->restore(step.input);
+  resultsModel()->restore(std::move(step.rows), std::move(step.done), step.columns);
+  undo_action_->setEnabled(!undo_.empty());
+  undo_action_->setText(undo_.empty() ? tr("&Undo") : tr("&Undo %1").arg(undo_.back().what));
+  statusBar()->showMessage(tr("Undid %1").arg(step.what), 4000);
+}
+
+bool MainWindow::confirmDiscard() {
+  if (!unsaved_ || resultsModel()->rowCount() == 0) return true;
+  QMessageBox box(QMessageBox::Question, tr("Unsaved predictions"),
+                  tr("%n predicted row(s) have not been exported. Export them before quitting?", nullptr, resultsModel()->rowCount()),
+                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+  box.setObjectName(QStringLiteral("discardQuestion"));
+  box.setDefaultButton(QMessageBox::Save);
+  const int answer = box.exec();
+  if (answer == QMessageBox::Cancel) return false;
+  if (answer == QMessageBox::Save) {
+    exportResults();
+    return !unsaved_;
+  }
+  return true;
+}
+
+void MainWindow::onModelFailed(const QString& message) {
+  const QString failed = loading_path_.isEmpty() ? tr("the bundled model") : loading_path_;
+  if (!card_.path.isEmpty()) {  // keep the model that works
+    has_model_ = true;
+    model_card_->showCard(card_);
+    run_->setEnabled(!running_ && !training_);
+    input_panel_->offer()->setReady(true);
+    loading_path_ = model_path_;
+    const QString text = tr("Could not open %1: %2\nStill using %3.").arg(failed, message, QFileInfo(card_.path).fileName());
+    statusBar()->showMessage(text.section(QLatin1Char('\n'), 0, 0), 10000);
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Model not opened"), text, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("modelFailedMessage"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    Q_EMIT modelReady(false);
+    return;
+  }
+  if (!loading_path_.isEmpty() && !fell_back_) {  // a remembered model that no longer opens: the bundled one
+    fell_back_ = true;
+    statusBar()->showMessage(tr("Could not open %1 (%2); opening the bundled model instead.").arg(failed, message), 10000);
+    loadModel({});
+    return;
+  }
+  has_model_ = false;
+  input_panel_->offer()->setReady(false);
+  model_card_->showError(message);
+  run_->setEnabled(false);
+  Q_EMIT modelReady(false);
+}
+
+}  // namespace gs::ui
