@@ -117,6 +117,12 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   settings_->restore();
+  badge_ = new QLabel;
+  badge_->setObjectName(QStringLiteral("settingsBadge"));
+  badge_->setToolTip(tr("The settings the next run uses; highlighted when they differ from the defaults (FP32, no memory budget)"));
+  statusBar()->addPermanentWidget(badge_);
+  connect(settings_, &SettingsPanel::changed, this, &MainWindow::updateBadge);
+  updateBadge();
   QString path = model_path;
   if (path.isEmpty()) path = settings.value(QStringLiteral("model/path")).toString();
   loadModel(path);  // "" = the bundled model; a saved one that no longer opens falls back to it (onModelFailed)
@@ -201,6 +207,11 @@ void MainWindow::connectWorker() {
   connect(worker_, &InferenceWorker::runFinished, this, [this](bool cancelled, double seconds, const predict::RunRecord& info) {
     last_run_ = info;
     setRunning(false);
+    resultsModel()->setRunDescription(tr("Predicted by %1 (SHA-256 %2…), %3, batch %4, %5")
+                                          .arg(QString::fromStdString(info.model_path), QString::fromStdString(info.model_sha256.substr(0, 12)),
+                                               QString::fromStdString(info.precision).toUpper())
+                                          .arg(info.batch_size)
+                                          .arg(QString::fromStdString(info.device)));
     unsaved_ = unsaved_ || resultsModel()->rowCount() > 0;
     QString summary;
     for (const auto& [name, n] : predict::statusCounts(resultsModel()->rows()))

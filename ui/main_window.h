@@ -116,6 +116,7 @@ class MainWindow final : public QMainWindow {
   void setRunning(bool running);
   RunInput currentInput() const;
   void onModelFailed(const QString& message);
+  void updateBadge();
   void keepUndoStep(const QString& what);
   void onInputReplaced();
   // Asks before unsaved results are lost; false = the user keeps them.
@@ -134,6 +135,7 @@ class MainWindow final : public QMainWindow {
   QTabWidget* tabs_ = nullptr;
   InputPanel* input_panel_ = nullptr;
   QAction* undo_action_ = nullptr;
+  QLabel* badge_ = nullptr;
   std::vector<QDockWidget*> docks_;
   QPushButton *run_ = nullptr, *cancel_ = nullptr;
   QProgressBar* progress_ = nullptr;

@@ -3,6 +3,7 @@
 // another one fails to open.
 #include <QAction>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QStatusBar>
@@ -12,10 +13,18 @@
 #include "predict_offer.h"
 #include "results_model.h"
 #include "results_tab.h"
+#include "settings_panel.h"
 
 namespace gs::ui {
 namespace {
 constexpr size_t kUndoSteps = 20;
+}
+
+void MainWindow::updateBadge() {
+  bool non_default = false;
+  badge_->setText(settings_->summary(&non_default));
+  badge_->setStyleSheet(non_default ? QStringLiteral("background: #F5C542; color: black; padding: 1px 6px; border-radius: 3px; font-weight: bold")
+                                    : QStringLiteral("color: #555; padding: 1px 6px"));
 }
 
 void MainWindow::keepUndoStep(const QString& what) {

@@ -14,6 +14,7 @@
 #include <numeric>
 
 #include "molecule_view.h"
+#include "structure_menu.h"
 
 namespace gs::ui {
 
@@ -64,7 +65,7 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   auto* files = new QHBoxLayout;
   auto* picture = new QPushButton(tr("Save picture..."));
   connect(picture, &QPushButton::clicked, this, [this] {
-    const QString path = guard_->askSavePath(this, tr("Save picture"), QStringLiteral("molecule.svg"), tr("SVG (*.svg);;PNG (*.png)"));
+    const QString path = guard_->askSavePath(this, tr("Save picture"), pictureFileName(caption_name_, QStringLiteral("svg")), tr("SVG (*.svg);;PNG (*.png)"));
     if (!path.isEmpty() && !view_->savePicture(path)) QMessageBox::warning(this, tr("Save picture"), tr("Could not write %1").arg(path));
   });
   auto* csv = new QPushButton(tr("Export attributions..."));

@@ -24,6 +24,8 @@ class MoleculePanel final : public QWidget {
   explicit MoleculePanel(QWidget* parent = nullptr);
 
   void showMolecule(const QString& smiles, const QString& caption);
+  // The molecule's name: the default file name of a saved picture.
+  void setName(const QString& name) { caption_name_ = name; }
   // The molecule as its input SMILES (the attributions' atom order) with the heatmap.
   void showExplanation(const jobs::ExplainedMolecule& explanation, const QString& caption, const QString& unit);
 
@@ -45,6 +47,7 @@ class MoleculePanel final : public QWidget {
   QComboBox* baseline_ = nullptr;
   QTableWidget* atoms_ = nullptr;
   std::shared_ptr<const SaveGuard> guard_ = std::make_shared<SaveGuard>();
+  QString caption_name_;
 };
 
 }  // namespace gs::ui

@@ -37,6 +37,26 @@ QColor bandColour(predict::DomainBand band) {
   return {};
 }
 
+// The status in words for the table (the export keeps the code).
+QString statusWords(StatusCode code) {
+  switch (code) {
+    case StatusCode::Ok: return QObject::tr("ok");
+    case StatusCode::Empty: return QObject::tr("empty row");
+    case StatusCode::SyntaxError: return QObject::tr("unreadable SMILES");
+    case StatusCode::ChemistryError: return QObject::tr("impossible chemistry");
+    case StatusCode::TooManyAtoms: return QObject::tr("too large for the model");
+    case StatusCode::NoAtoms: return QObject::tr("no atoms");
+    case StatusCode::MalformedRecord: return QObject::tr("broken row in the file");
+    case StatusCode::InvalidArgument: return QObject::tr("invalid input");
+    case StatusCode::IoError: return QObject::tr("read error");
+    case StatusCode::Cancelled: return QObject::tr("cancelled");
+    case StatusCode::OutOfMemory: return QObject::tr("out of memory");
+    case StatusCode::Internal: return QObject::tr("internal error");
+    case StatusCode::Crashed: return QObject::tr("crashed the worker");
+  }
+  return QString::fromUtf8(statusCodeName(code));
+}
+
 // Input columns sort as numbers when they read as numbers (decimal comma too), else as text;
 // numbers before text.
 QVariant inputSortKey(const QString& text) {
@@ -110,7 +130,7 @@ QString ResultsModel::text(int row, int column) const {
     case StructureColumn: return {};
     case SmilesColumn: return QString::fromStdString(r.input);
     case CanonicalColumn: return QString::fromStdString(r.canonical);
-    case StatusColumn: return done_[static_cast<size_t>(row)] ? QString::fromUtf8(statusCodeName(r.status.code())) : tr("pending");
+    case StatusColumn: return done_[static_cast<size_t>(row)] ? statusWords(r.status.code()) : tr("pending");
     case AtomsColumn: return r.num_atoms > 0 ? QString::number(r.num_atoms) : QString();
     default: break;
   }
@@ -155,7 +175,10 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
       if (column >= FixedColumnCount && r.status.isOk() && column - FixedColumnCount < static_cast<int>(r.values.size()))
         return tr("%1 (full value; shown to the digits its uncertainty supports)")
             .arg(static_cast<double>(r.values[static_cast<size_t>(column - FixedColumnCount)]), 0, 'g', 9);
-      if (column == StatusColumn) return done ? (r.status.isOk() ? tr("predicted") : QString::fromStdString(r.status.message())) : tr("waiting for its batch");
+      if (column == StatusColumn)
+        return done ? (r.status.isOk() ? tr("predicted") : tr("%1\n(code in the export: %2)").arg(QString::fromStdString(r.status.message()),
+                                                                                           QString::fromUtf8(statusCodeName(r.status.code()))))
+                    : tr("waiting for its batch");
       if (column == SmilesColumn || column == CanonicalColumn) return text(row, column);
       return {};
     case Qt::ForegroundRole:
@@ -187,6 +210,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section >= FixedColumnCount && section < domainColumn())
+    return run_description_.isEmpty() ? tr("Not predicted yet") : run_description_;
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
   switch (section) {
     case RowColumn: return tr("Row");

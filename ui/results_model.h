@@ -44,6 +44,8 @@ class ResultsModel final : public QAbstractTableModel {
   // input columns whose values the rows' `fields` hold.
   void setInput(std::vector<predict::PredictedRow> rows, const QStringList& columns = {});
   const QStringList& inputColumns() const { return input_columns_; }
+  // Which model and settings produced the values (the prediction columns' header tooltip).
+  void setRunDescription(const QString& text) { run_description_ = text; }
   // Decimals shown for output j of a row (from its σ, else 3).
   static int decimalsFor(const predict::PredictedRow& r, int j);
   void setResults(int first, const std::vector<predict::PredictedRow>& rows);
@@ -69,6 +71,7 @@ class ResultsModel final : public QAbstractTableModel {
   std::vector<predict::PredictedRow> rows_;
   std::vector<bool> done_;
   QStringList output_names_, output_units_, input_columns_;
+  QString run_description_;
   double confidence_ = 0.9;
   mutable QHash<int, QPixmap> thumbnails_;
 };

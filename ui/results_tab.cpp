@@ -15,6 +15,7 @@
 #include "molecule_panel.h"
 #include "results_model.h"
 #include "save_guard.h"
+#include "structure_menu.h"
 #include "trust_panel.h"
 
 namespace gs::ui {
@@ -39,6 +40,8 @@ ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSpl
   table_->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
   table_->horizontalHeader()->setToolTip(tr("Right-click to show or hide columns and switch to compact rows"));
   connect(table_->horizontalHeader(), &QWidget::customContextMenuRequested, this, &ResultsTab::showColumnMenu);
+  table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(table_, &QWidget::customContextMenuRequested, this, &ResultsTab::showRowMenu);
   table_->setWordWrap(false);
   table_->setTextElideMode(Qt::ElideMiddle);
   filter_ = new QLineEdit;
@@ -140,6 +143,7 @@ void ResultsTab::showSelected() {
   if (!current.isValid()) return;
   const int row = proxy_->mapToSource(current).row();
   const auto& r = results_->rowAt(row);
+  molecule_->setName(QString::fromStdString(r.id));
   QString caption = QStringLiteral("%1  ").arg(QString::fromStdString(r.id));
   if (results_->isDone(row) && r.status.isOk()) {
     for (int j = 0; j < results_->numOutputs() && j < static_cast<int>(r.values.size()); ++j)
@@ -193,6 +197,17 @@ void ResultsTab::setCompactRows(bool compact) {
   table_->setIconSize(icon);
   table_->verticalHeader()->setDefaultSectionSize(icon.height() + 4);
   table_->horizontalHeader()->resizeSection(ResultsModel::StructureColumn, icon.width() + 8);
+}
+
+void ResultsTab::showRowMenu(const QPoint& at) {
+  const QModelIndex index = table_->indexAt(at);
+  if (!index.isValid()) return;
+  const auto& r = results_->rowAt(proxy_->mapToSource(index).row());
+  QMenu menu(this);
+  menu.setObjectName(QStringLiteral("rowMenu"));
+  addStructureActions(&menu, this, QString::fromStdString(r.id), QString::fromStdString(r.input), QString::fromStdString(r.canonical),
+                      guard_.get());
+  menu.exec(table_->viewport()->mapToGlobal(at));
 }
 
 void ResultsTab::showColumnMenu(const QPoint& at) {

@@ -66,6 +66,7 @@ class ResultsTab final : public QSplitter {
   void sizeColumns();
   void applyColumnChoices();  // hidden columns (by name) and row mode, as the user left them
   void showColumnMenu(const QPoint& at);
+  void showRowMenu(const QPoint& at);  // copy SMILES / molfile / picture, save the picture
 
   ResultsModel* results_ = nullptr;
   QSortFilterProxyModel* proxy_ = nullptr;

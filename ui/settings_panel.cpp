@@ -35,6 +35,8 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), pa
   });
   connect(device_, &QComboBox::currentIndexChanged, this, [this] { deviceChanged(); });
   deviceChanged();
+  connect(precision_, &QComboBox::currentIndexChanged, this, &SettingsPanel::changed);
+  connect(device_, &QComboBox::currentIndexChanged, this, &SettingsPanel::changed);
   batch_ = new QSpinBox;
   batch_->setRange(1, 4096);
   batch_->setValue(32);
@@ -45,6 +47,8 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), pa
   budget_->setToolTip(tr("Size batches automatically so that each batch's peak tensor memory stays under this budget "
                          "(a memory model fitted on a few measured probe batches; a molecule that alone exceeds it is "
                          "reported). The batch size still caps the batches."));
+  connect(batch_, &QSpinBox::valueChanged, this, &SettingsPanel::changed);
+  connect(budget_, &QSpinBox::valueChanged, this, &SettingsPanel::changed);
   threads_ = new QSpinBox;
   threads_->setRange(0, QThread::idealThreadCount() * 2);
   threads_->setSpecialValueText(tr("automatic"));
@@ -54,6 +58,14 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), pa
                              "less memory, more time. Plain prediction stores no activations, so it changes nothing there."));
   note->setWordWrap(true);
   note->setStyleSheet(QStringLiteral("color: #666; font-size: 9pt"));
+  precision_->setToolTip(tr("FP32: the reference numbers. BF16/FP16: half-size numbers, less memory, faster on hardware "
+                            "made for them, last digits differ. INT8: the weights in 8 bits, smaller model. The Compare tab "
+                            "measures speed, memory and accuracy of each on your molecules."));
+  batch_->setToolTip(tr("Molecules run together. Larger batches are usually faster per molecule until memory runs out; "
+                        "results do not depend on it beyond the last digits."));
+  threads_->setToolTip(tr("CPU cores the model uses. Automatic uses all; fewer leaves the computer responsive for other work."));
+  checkpoint_->setToolTip(tr("Share of layers whose activations are recomputed instead of stored during explanations and "
+                             "fine-tuning: less memory, more time. No effect on plain prediction."));
   form->addRow(tr("Device"), device_);
   form->addRow(QString(), server_button_);
   form->addRow(tr("Precision"), precision_);
@@ -198,6 +210,14 @@ void SettingsPanel::save() const {
   s.setValue(QStringLiteral("run/checkpoint_percent"), checkpoint_->value());
   s.setValue(QStringLiteral("run/confidence_percent"), confidence_->value());
   s.setValue(QStringLiteral("run/strip_salts"), strip_salts_->isChecked());
+}
+
+QString SettingsPanel::summary(bool* non_default) const {
+  const RunSettings s = settings();
+  if (non_default) *non_default = s.precision != QLatin1String("fp32") || s.memory_budget_mib > 0;
+  QString text = QStringLiteral("%1 · %2 · batch %3").arg(s.precision.toUpper(), s.device == kServerDevice ? tr("server") : s.device).arg(s.batch_size);
+  if (s.memory_budget_mib > 0) text += tr(" · budget %1 MiB").arg(s.memory_budget_mib);
+  return text;
 }
 
 }  // namespace gs::ui

@@ -35,6 +35,13 @@ class SettingsPanel final : public QGroupBox {
   // QSettings "run/..." keys.
   void restore();
   void save() const;
+  // "FP32 · cpu · batch 32"; `non_default` says whether anything differs from the defaults a
+  // result would be compared against (precision other than FP32, a memory budget): the app shows
+  // it as a badge so a choice made once is never silently in force.
+  QString summary(bool* non_default = nullptr) const;
+
+ Q_SIGNALS:
+  void changed();
 
  private:
   void refreshPrecisions();

@@ -86,7 +86,7 @@ TEST(RemoteRun, PredictsThroughAServerAndChartsTheServersMemory) {
   for (int i = 0; i < 300; ++i) {
     const auto& r = m->rowAt(i);
     EXPECT_EQ(r.id, "mol" + std::to_string(i + 1));
-    if (i + 1 == 5) EXPECT_EQ(m->text(i, ResultsModel::StatusColumn), "syntax_error");
+    if (i + 1 == 5) EXPECT_EQ(m->rowAt(i).status.code(), StatusCode::SyntaxError);
     else if (i + 1 == 77) EXPECT_FALSE(r.status.isOk());
     else {
       ASSERT_TRUE(r.status.isOk()) << i << ": " << r.status.toString();

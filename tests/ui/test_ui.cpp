@@ -60,8 +60,8 @@ TEST(ResultsModel, PassesQAbstractItemModelTester) {
   EXPECT_EQ(m.text(0, ResultsModel::FixedColumnCount), "1.500");  // no trust: 3 decimals
   EXPECT_EQ(m.text(1, ResultsModel::FixedColumnCount), "1.50");   // σ 0.1: the digits it supports
   EXPECT_TRUE(m.data(m.index(1, ResultsModel::FixedColumnCount), Qt::ToolTipRole).toString().startsWith(QStringLiteral("1.5 ")));
-  EXPECT_EQ(m.text(3, ResultsModel::StatusColumn), "syntax_error");
-  EXPECT_EQ(m.data(m.index(3, ResultsModel::StatusColumn), Qt::ToolTipRole).toString(), "unclosed ring");
+  EXPECT_EQ(m.text(3, ResultsModel::StatusColumn), "unreadable SMILES");  // in words; the export keeps the code
+  EXPECT_EQ(m.data(m.index(3, ResultsModel::StatusColumn), Qt::ToolTipRole).toString(), "unclosed ring\n(code in the export: syntax_error)");
   EXPECT_EQ(m.text(3, ResultsModel::FixedColumnCount), "");  // no value for a failed row
   EXPECT_EQ(m.text(15, ResultsModel::StatusColumn), "pending");
   EXPECT_EQ(m.text(1, m.intervalColumn(0)), "1.50 ± 0.50");
@@ -77,7 +77,7 @@ TEST(ResultsModel, PassesQAbstractItemModelTester) {
   ASSERT_EQ(tsv.size(), 3);
   EXPECT_TRUE(tsv[0].startsWith(QStringLiteral("Row\tName\tSMILES")));  // no depiction column
   EXPECT_TRUE(tsv[1].startsWith(QStringLiteral("4\t")));                 // in the order asked
-  EXPECT_TRUE(tsv[1].contains(QStringLiteral("syntax_error")));
+  EXPECT_TRUE(tsv[1].contains(QStringLiteral("unreadable SMILES")));
   m.setResults(15, {rows.begin(), rows.end()});  // out of range: ignored
   m.clear();
   EXPECT_EQ(m.rowCount(), 0);
@@ -105,11 +105,11 @@ TEST(MainWindow, FiveHundredMoleculesFillTheTableInInputOrderWithStatuses) {
       EXPECT_TRUE(std::isfinite(r.values[0]));
     }
   }
-  EXPECT_EQ(m->text(6, ResultsModel::StatusColumn), "syntax_error");
+  EXPECT_EQ(m->text(6, ResultsModel::StatusColumn), "unreadable SMILES");
   // This model has no trust data: empty interval and domain cells, a tooltip that says why.
   EXPECT_TRUE(m->text(0, m->intervalColumn(0)).isEmpty());
   EXPECT_TRUE(m->data(m->index(0, m->domainColumn()), Qt::ToolTipRole).toString().contains(QStringLiteral("no trust data")));
-  EXPECT_EQ(m->text(249, ResultsModel::StatusColumn), "chemistry_error");
+  EXPECT_EQ(m->text(249, ResultsModel::StatusColumn), "impossible chemistry");
   // The chart sampled while the run was going.
   EXPECT_GT(win.w.chart()->sampleCount(), samples_before);
 
@@ -134,7 +134,7 @@ TEST(MainWindow, FiveHundredMoleculesFillTheTableInInputOrderWithStatuses) {
     EXPECT_EQ(rec.fields[1], m->text(n, ResultsModel::NameColumn).toStdString());
     EXPECT_EQ(rec.fields[2], m->text(n, ResultsModel::SmilesColumn).toStdString());
     EXPECT_EQ(rec.fields[3], m->text(n, ResultsModel::CanonicalColumn).toStdString());
-    EXPECT_EQ(rec.fields[4], m->text(n, ResultsModel::StatusColumn).toStdString());
+    EXPECT_EQ(rec.fields[4], statusCodeName(m->rowAt(n).status.code()));
     const QString shown = m->text(n, ResultsModel::FixedColumnCount);
     if (shown.isEmpty()) {
       EXPECT_TRUE(rec.fields[5].empty());

@@ -6,6 +6,9 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QImage>
+#include <QLabel>
+#include <QMimeData>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
@@ -18,6 +21,8 @@
 #include "import_dialog.h"
 #include "input_panel.h"
 #include "results_model.h"
+#include "settings_panel.h"
+#include "structure_menu.h"
 #include "ui_fixture.h"
 
 namespace gs::ui {
@@ -260,6 +265,42 @@ TEST(Help, GuideModelCardAndAboutSayWhatTheyShould) {
   card.path = QString::fromStdString(std::string(GS_SOURCE_DIR) + "/resources/models/default/model.safetensors");
   EXPECT_TRUE(modelCardMarkdown(card).contains(QLatin1String("HOMO"))) << "the bundled MODEL.md";
   EXPECT_TRUE(aboutText(card).contains(QLatin1String("RDKit 20")));
+}
+
+}  // namespace
+}  // namespace gs::ui
+
+namespace gs::ui {
+namespace {
+
+TEST(Workflow, ANonDefaultPrecisionShowsABadgeAndTheRunSaysWhatProducedIt) {
+  Window win;
+  auto* badge = win.w.findChild<QLabel*>(QStringLiteral("settingsBadge"));
+  ASSERT_NE(badge, nullptr);
+  EXPECT_TRUE(badge->text().startsWith(QLatin1String("FP32"))) << badge->text().toStdString();
+  EXPECT_FALSE(badge->styleSheet().contains(QLatin1String("background")));
+  QComboBox* precision = nullptr;
+  int bf16 = -1;
+  for (QComboBox* box : win.w.settingsPanel()->findChildren<QComboBox*>())
+    if (box->findData(QStringLiteral("bf16")) >= 0) precision = box, bf16 = box->findData(QStringLiteral("bf16"));
+  ASSERT_NE(precision, nullptr);
+  precision->setCurrentIndex(bf16);
+  EXPECT_TRUE(badge->text().startsWith(QLatin1String("BF16"))) << badge->text().toStdString();
+  EXPECT_TRUE(badge->styleSheet().contains(QLatin1String("background"))) << "a non-default precision stands out";
+  ASSERT_TRUE(win.run(QStringLiteral("CCO ethanol\n")));
+  const auto* m = win.w.resultsModel();
+  const QString tip = m->headerData(m->valueColumn(0), Qt::Horizontal, Qt::ToolTipRole).toString();
+  EXPECT_TRUE(tip.contains(QLatin1String("BF16")) && tip.contains(QLatin1String("tiny.safetensors"))) << tip.toStdString();
+}
+
+TEST(StructureMenu, CopiesPngSvgAndSmilesAndNamesFilesAfterTheMolecule) {
+  std::unique_ptr<QMimeData> data(structureMimeData(QStringLiteral("c1ccccc1O"), 300, 200));
+  EXPECT_TRUE(data->hasImage());
+  EXPECT_TRUE(data->data(QStringLiteral("image/svg+xml")).startsWith("<?xml"));
+  EXPECT_EQ(data->text(), "c1ccccc1O");
+  EXPECT_EQ(qvariant_cast<QImage>(data->imageData()).size(), QSize(300, 200));
+  EXPECT_EQ(pictureFileName(QStringLiteral("aspirin (form 2)"), QStringLiteral("svg")), "aspirin__form_2_.svg");
+  EXPECT_EQ(pictureFileName(QString(), QStringLiteral("png")), "molecule.png");
 }
 
 }  // namespace
