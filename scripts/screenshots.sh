@@ -11,7 +11,14 @@
 #   train-results.png      the same run finished: baselines, parity plot, error by size, trust
 #   server-run.png         a run through a prediction server (graphormer-cli serve on loopback):
 #                          the chart shows the server's memory and throughput
-# ONLY_TRUST=1, ONLY_TRAIN=1 or ONLY_SERVER=1 takes just those shots.
+#   import-dialog.png      a semicolon CSV from a spreadsheet in the import dialog (preview, columns)
+#   kept-columns.png       its predictions with the file's own columns (pIC50, supplier) kept
+#   row-menu.png           a result row's menu: copy SMILES / molfile / picture, save picture
+#   help-guide.png         Help > Guide (F1)
+#   window-1024x700.png    the window at 1024x700: results first, docks narrowed
+#   window-1920x1080.png   the window at 1920x1080 (separate Xvfb screen of that size)
+#   compare-after-run.png  the Compare tab after a comparison of three modes on the same molecules
+# ONLY_TRUST=1, ONLY_TRAIN=1, ONLY_SERVER=1 or ONLY_WORKFLOW=1 takes just those shots.
 # Uses the bundled default model unless GRAPHORMER_DEFAULT_MODEL says otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +45,7 @@ start_app() {
   app=$!
   for _ in $(seq 100); do wid=$(xdotool search --name "^Graphormer Studio$" 2>/dev/null | head -1 || true); [ -n "$wid" ] && break; sleep 0.2; done
   [ -n "$wid" ] || { echo "the app window did not appear"; exit 1; }
-  xdotool windowsize "$wid" 1440 900 windowmove "$wid" 0 0
+  xdotool windowsize "$wid" ${WIN_W:-1440} ${WIN_H:-900} windowmove "$wid" 0 0
   sleep 2  # model loading
   xdotool windowfocus --sync "$wid"
 }
@@ -67,7 +74,46 @@ paste_text() {
   sleep 0.5
 }
 
+drugs='CC(=O)Oc1ccccc1C(=O)O aspirin\nCC(C)Cc1ccc(cc1)C(C)C(=O)O ibuprofen\nCC(=O)Nc1ccc(O)cc1 paracetamol\nCN1C=NC2=C1C(=O)N(C(=O)N2C)C caffeine\nN[C@@H](C)C(=O)O L-alanine\nN[C@H](C)C(=O)O D-alanine\nCN1CCC[C@H]1c1cccnc1 nicotine\nc1ccc(cc1)N=Nc1ccccc1 azobenzene\nC1CC unclosed_ring\n'
+workflow_shots() {  # 9. The everyday workflow: import, kept columns, row menu, help, sizes, Compare.
+  printf 'Name;Structure;pIC50;Supplier\naspirin;CC(=O)Oc1ccccc1C(=O)O;5,2;Acme\nibuprofen;CC(C)Cc1ccc(cc1)C(C)C(=O)O;4,9;Acme\nparacetamol;CC(=O)Nc1ccc(O)cc1;4,1;Chem Co\ncaffeine;CN1C=NC2=C1C(=O)N(C(=O)N2C)C;3,0;Chem Co\nbroken;C1CC;;Acme\n' > "$out/.assay.csv"
+  start_app
+  xdotool key ctrl+o; sleep 1.5
+  xdotool type --delay 20 "$out/.assay.csv"; xdotool key Return; sleep 1.5
+  import -window root "$out/import-dialog.png"
+  xdotool key Return; sleep 0.5
+  xdotool windowfocus --sync "$wid"; xdotool key ctrl+Return; sleep 4
+  xdotool mousemove 750 120 click 1; sleep 0.5
+  import -window root "$out/kept-columns.png"
+  xdotool mousemove 750 210 click 3; sleep 1
+  import -window root "$out/row-menu.png"
+  xdotool key Escape; sleep 0.3
+  xdotool key F1; sleep 1.5
+  import -window root "$out/help-guide.png"
+  kill $app; wait $app 2>/dev/null || true
+  rm -f "$out/.assay.csv"
+  WIN_W=1024 WIN_H=700 start_app
+  paste_text "$drugs"; xdotool key ctrl+Return; sleep 4
+  import -window root -crop 1024x700+0+0 "$out/window-1024x700.png"
+  kill $app; wait $app 2>/dev/null || true
+  start_app
+  paste_text "$drugs"; xdotool key ctrl+Return; sleep 4
+  xdotool mousemove ${COMPARE_TAB_X:-475} ${COMPARE_TAB_Y:-32} click 1; sleep 0.5
+  xdotool mousemove ${COMPARE_BUTTON_X:-1302} ${COMPARE_BUTTON_Y:-92} click 1
+  sleep ${COMPARE_AFTER:-30}
+  import -window root "$out/compare-after-run.png"
+  kill $app; wait $app 2>/dev/null || true
+}
+big_shot() {  # the window at 1920x1080
+  WIN_W=1920 WIN_H=1080 start_app
+  paste_text "$drugs"; xdotool key ctrl+Return; sleep 4
+  xdotool mousemove 900 200 click 1; sleep 0.5
+  import -window root "$out/window-1920x1080.png"
+  kill $app; wait $app 2>/dev/null || true
+}
+if [ "${1:-}" = big ]; then out=$2; big_shot; exit 0; fi
 if [ -n "${ONLY_SERVER:-}" ]; then server_shot; exit 0; fi
+if [ -n "${ONLY_WORKFLOW:-}" ]; then workflow_shots; exit 0; fi
 if [ -z "${ONLY_TRUST:-}${ONLY_TRAIN:-}" ]; then
 # 1. Drugs, pasted and predicted; a row selected.
 start_app
@@ -152,6 +198,11 @@ import -window root "$out/train-results.png"
 kill $app; wait $app 2>/dev/null || true
 rm -f "$out/.tpsa.csv"
 server_shot
+workflow_shots
 DRIVE
-xvfb-run -a -s "-screen 0 1440x900x24" bash "$XDG_CONFIG_HOME/drive.sh" "$out"
+# The drive script takes its first argument as the output folder, or "big" and the folder.
+if [ -z "${ONLY_BIG:-}" ]; then xvfb-run -a -s "-screen 0 1440x900x24" bash "$XDG_CONFIG_HOME/drive.sh" "$out"; fi
+if [ -z "${ONLY_TRUST:-}${ONLY_TRAIN:-}${ONLY_SERVER:-}" ]; then
+  xvfb-run -a -s "-screen 0 1920x1080x24" bash "$XDG_CONFIG_HOME/drive.sh" big "$out"
+fi
 echo "screenshots in $out"

@@ -10,6 +10,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "chem/column_guess.h"
 #include "data/record_reader.h"
 #include "input_reader.h"
@@ -135,6 +137,8 @@ void ImportDialog::fillColumns(bool detect) {
   for (size_t r = 0; r < rows; ++r)
     for (size_t c = 0; c < sample_[first + r].size(); ++c)
       preview_->setItem(static_cast<int>(r), static_cast<int>(c), new QTableWidgetItem(fromStd(sample_[first + r][c]).section(QLatin1Char('\n'), 0, 0)));
+  preview_->resizeColumnsToContents();
+  for (int c = 0; c < preview_->columnCount(); ++c) preview_->setColumnWidth(c, std::min(preview_->columnWidth(c), 260));
   checkSmilesColumn();
 }
 
@@ -164,6 +168,7 @@ ImportChoice ImportDialog::choice() const {
   c.delimiter = delimiter_->currentData().toString();  // "" = detected again by the run, from the same first line
   c.header = header_->isChecked();
   c.smiles_column = smiles_->currentData().toString();
+  c.smiles_label = smiles_->currentText();
   c.id_column = name_->currentData().toString();
   return c;
 }

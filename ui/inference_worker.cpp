@@ -113,8 +113,12 @@ QString explainSummary(const std::vector<jobs::ExplainedMolecule>& molecules, co
                .arg(explained ? double(used) / double(explained) : 0.0, 0, 'f', 1)
                .arg(a.steps);
   }
-  return InferenceWorker::tr("Explained %1 molecule(s) with %2 (%3, checkpoint ratio %4) in %5 s; peak tensor memory %6 MiB")
-      .arg(molecules.size()).arg(how)
+  int64_t ok = 0, cancelled = 0;
+  for (const auto& m : molecules) ok += m.status.isOk(), cancelled += m.status.code() == StatusCode::Cancelled;
+  const QString what = cancelled ? InferenceWorker::tr("Cancelled: explained %1 of %2 molecule(s)").arg(ok).arg(molecules.size())
+                                 : InferenceWorker::tr("Explained %1 of %2 molecule(s)").arg(ok).arg(molecules.size());
+  return InferenceWorker::tr("%1 with %2 (%3, checkpoint ratio %4) in %5 s; peak tensor memory %6 MiB")
+      .arg(what, how)
       .arg(QString::fromUtf8(tensor::precisionName(a.precision))).arg(a.checkpoint_ratio, 0, 'f', 2)
       .arg(seconds, 0, 'f', 1).arg(peak_bytes / 1048576.0, 0, 'f', 1);
 }
@@ -197,7 +201,6 @@ Status InferenceWorker::readInput(const RunInput& input, std::vector<data::RawRe
 }
 
 void InferenceWorker::compare(const RunInput& input, const CompareRequest& request, const RunSettings& settings) {
-  cancelled_.store(false);
   auto predictor = predictorFor(settings);
   auto modes = engine::parseModes(request.modes.toStdString(), std::max(1, settings.batch_size));
   auto workload = engine::parseWorkload(request.workload.toStdString());
@@ -229,7 +232,6 @@ void InferenceWorker::compare(const RunInput& input, const CompareRequest& reque
 
 void InferenceWorker::explain(const std::vector<data::RawRecord>& records, const ExplainRequest& request,
                               const RunSettings& settings) {
-  cancelled_.store(false);
   RunSettings fp32 = settings;
   fp32.precision = QStringLiteral("fp32");  // the predictor only featurizes; explanations run on their own copy
   auto predictor = predictorFor(fp32);
@@ -248,7 +250,6 @@ void InferenceWorker::explain(const std::vector<data::RawRecord>& records, const
 }
 
 void InferenceWorker::run(const RunInput& input, const RunSettings& settings) {
-  cancelled_.store(false);
   if (settings.device == kServerDevice) return runOnServer(input, settings);
   auto predictor = predictorFor(settings);
   if (!predictor.isOk()) return Q_EMIT runFailed(toQt(predictor.status()));

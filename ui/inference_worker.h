@@ -97,6 +97,9 @@ class InferenceWorker final : public QObject {
   ~InferenceWorker() override;
 
   void cancel() { cancelled_.store(true); }
+  // Called by the UI thread as it queues a job (run, compare, explain): a cancel that comes before
+  // the job starts then still stops it.
+  void arm() { cancelled_.store(false); }
   std::shared_ptr<tensor::TensorMemoryTracker> memoryTracker() const { return tracker_; }
   // Precisions ("fp32", ...) with "" when available on the device, else the reason (for training:
   // the training rules, engine::trainingPrecisionAvailable).

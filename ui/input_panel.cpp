@@ -132,7 +132,7 @@ void InputPanel::showFile() {
   }
   text_->setPlaceholderText(tr("Predicting from the file below; paste or type here to use text instead."));
   QString detail;
-  if (!choice_.smiles_column.isEmpty()) detail = tr(" (SMILES column %1)").arg(choice_.smiles_column.mid(choice_.smiles_column.startsWith(QLatin1Char('#')) ? 1 : 0));
+  if (!choice_.smiles_label.isEmpty()) detail = tr(" (SMILES from “%1”)").arg(choice_.smiles_label.toHtmlEscaped());
   file_label_->setText(tr("File: <b>%1</b>%2").arg(QFileInfo(path_).fileName().toHtmlEscaped(), detail));
   file_label_->show();
 }

@@ -70,6 +70,8 @@ ImportChoice guessImport(const QString& path) {
   c.header = guess.first_row_is_header;
   c.smiles_column = QStringLiteral("#%1").arg(guess.column);
   const std::vector<std::string> names = rows.empty() ? std::vector<std::string>{} : rows.front();
+  c.smiles_label = c.header && static_cast<size_t>(guess.column) < names.size() ? QString::fromStdString(names[static_cast<size_t>(guess.column)])
+                                                                               : QStringLiteral("column %1").arg(guess.column + 1);
   const int name = guessNameColumn(names, c.header, guess.column);
   if (name >= 0) c.id_column = QStringLiteral("#%1").arg(name);
   return c;

@@ -23,6 +23,7 @@ struct ImportChoice {
   QString delimiter;                 // "", ",", ";", "\t"
   bool header = true;
   QString sdf_id_property;           // "" = the title line
+  QString smiles_label;              // the SMILES column as the user knows it ("Structure", "column 2")
 };
 
 // The first rows of a delimited file as read without a header (`delimiter` '\0' = detected).

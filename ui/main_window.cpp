@@ -112,8 +112,8 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
 
   QSettings settings;
   resize(1400, 900);  // the first start; a saved geometry replaces it
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("inputDock"))}, {300}, Qt::Horizontal);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("memoryDock"))}, {170}, Qt::Vertical);
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("inputDock"))}, {340}, Qt::Horizontal);
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("memoryDock"))}, {180}, Qt::Vertical);
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   settings_->restore();
@@ -281,6 +281,7 @@ void MainWindow::explainSelected() {
   request.checkpoint_ratio = settings_->checkpointRatio();
   setRunning(true);
   rate_->setText(tr("Explaining %1 molecule(s)...").arg(records.size()));
+  worker_->arm();
   QMetaObject::invokeMethod(
       worker_, [w = worker_, records, request, s = settings_->settings()] { w->explain(records, request, s); }, Qt::QueuedConnection);
 }
@@ -371,6 +372,7 @@ void MainWindow::runPrediction() {
     monitor_->stop();
     chart_->setCudaDevice(settings.device.startsWith(QLatin1String("cuda")) ? settings.device.section(QLatin1Char(':'), 1).toInt() : -1);
   }
+  worker_->arm();
   QMetaObject::invokeMethod(worker_, [w = worker_, in, settings] { w->run(in, settings); }, Qt::QueuedConnection);
 }
 
@@ -385,6 +387,7 @@ void MainWindow::runComparison(const CompareRequest& request) {
   }
   setRunning(true);
   rate_->setText(tr("Comparing modes..."));
+  worker_->arm();
   QMetaObject::invokeMethod(
       worker_, [w = worker_, in, request, s = settings_->settings()] { w->compare(in, request, s); }, Qt::QueuedConnection);
 }

@@ -63,6 +63,8 @@ class MainWindow final : public QMainWindow {
   QPlainTextEdit* input() const;
   InputPanel* inputPanel() const { return input_panel_; }
   bool isRunning() const { return running_; }
+  // The line under the progress bar: what the last run or explanation did.
+  QString runMessage() const;
   bool hasModel() const { return has_model_; }
   // Writes all rows (or the selected ones) as the CLI does: CSV + run record.
   bool exportCsv(const QString& path, bool selection_only, QString* error = nullptr);

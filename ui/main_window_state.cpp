@@ -20,6 +20,8 @@ namespace {
 constexpr size_t kUndoSteps = 20;
 }
 
+QString MainWindow::runMessage() const { return rate_->text(); }
+
 void MainWindow::updateBadge() {
   bool non_default = false;
   badge_->setText(settings_->summary(&non_default));

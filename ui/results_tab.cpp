@@ -128,7 +128,9 @@ std::vector<int> ResultsTab::shownRows(bool selected_only) const {
 }
 
 void ResultsTab::setExplanations(const std::vector<int>& rows, const std::vector<jobs::ExplainedMolecule>& molecules) {
-  for (size_t i = 0; i < molecules.size() && i < rows.size(); ++i) explanations_[rows[i]] = molecules[i];
+  // A molecule the user cancelled keeps the explanation it had (if any).
+  for (size_t i = 0; i < molecules.size() && i < rows.size(); ++i)
+    if (molecules[i].status.code() != StatusCode::Cancelled) explanations_[rows[i]] = molecules[i];
   showSelected();
 }
 
@@ -166,9 +168,10 @@ void ResultsTab::showSelected() {
 
 void ResultsTab::sizeColumns() {
   auto* h = table_->horizontalHeader();
-  const int widths[ResultsModel::FixedColumnCount] = {50, 120, ResultsModel::kThumbnail.width() + 8, 170, 170, 110, 55};
+  const int widths[ResultsModel::FixedColumnCount] = {50, 120, ResultsModel::kThumbnail.width() + 8, 170, 170, 150, 55};
   for (int c = 0; c < ResultsModel::FixedColumnCount; ++c) h->resizeSection(c, widths[c]);
   for (int c = ResultsModel::FixedColumnCount; c < results_->columnCount(); ++c) h->resizeSection(c, 120);
+  for (int j = 0; j < results_->numOutputs(); ++j) h->resizeSection(results_->intervalColumn(j), 170);
   if (results_->numOutputs() > 0) h->resizeSection(results_->domainColumn(), 95);
   // Shown in the order a chemist reads them: what it is, how far to trust it, the predictions, then the strings.
   std::vector<int> order{ResultsModel::RowColumn, ResultsModel::NameColumn, ResultsModel::StructureColumn};

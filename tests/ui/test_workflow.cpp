@@ -303,5 +303,24 @@ TEST(StructureMenu, CopiesPngSvgAndSmilesAndNamesFilesAfterTheMolecule) {
   EXPECT_EQ(pictureFileName(QString(), QStringLiteral("png")), "molecule.png");
 }
 
+TEST(Workflow, ACancelledExplanationKeepsWhatFinishedAndSaysHowMany) {
+  Window win;
+  ASSERT_TRUE(win.run(nciLines(40)));
+  win.w.table()->selectRow(0);
+  win.w.explainSelected();
+  ASSERT_TRUE(waitFor(&win.w, &MainWindow::explanationCompleted));
+  ASSERT_EQ(win.w.explainedRows(), 1);
+  EXPECT_TRUE(win.w.runMessage().startsWith(QLatin1String("Explained 1 of 1"))) << win.w.runMessage().toStdString();
+  win.w.table()->selectAll();
+  win.w.explainSelected();
+  win.w.cancelRun();  // Escape at once: at most the molecules already started finish
+  ASSERT_TRUE(waitFor(&win.w, &MainWindow::explanationCompleted));
+  const QString message = win.w.runMessage();
+  EXPECT_TRUE(message.startsWith(QLatin1String("Cancelled: explained "))) << message.toStdString();
+  EXPECT_TRUE(message.contains(QLatin1String(" of 40 "))) << message.toStdString();
+  EXPECT_GE(win.w.explainedRows(), 1) << "the earlier explanation of row 1 is kept";
+  EXPECT_LT(win.w.explainedRows(), 40);
+}
+
 }  // namespace
 }  // namespace gs::ui
