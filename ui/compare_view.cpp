@@ -3,6 +3,7 @@
 #include "jobs/bench_report.h"
 
 #include <QComboBox>
+#include <QDateTime>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -19,6 +20,17 @@
 
 namespace gs::ui {
 namespace {
+
+// The legend in its own row above the plot, so it never covers bars or lines.
+void legendAbove(QCustomPlot* plot) {
+  plot->legend->setVisible(true);
+  plot->axisRect()->insetLayout()->take(plot->legend);
+  plot->plotLayout()->insertRow(0);
+  plot->plotLayout()->addElement(0, 0, plot->legend);
+  plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  plot->legend->setBorderPen(Qt::NoPen);
+  plot->plotLayout()->setRowStretchFactor(0, 0.001);
+}
 
 constexpr double kMiB = 1024.0 * 1024.0;
 const char* kClassic = "fp32,bf16,fp32+ckpt=1,bf16+ckpt=1,int8";
@@ -78,12 +90,13 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
 
   bars_ = new QCustomPlot;
   bars_->setMinimumHeight(220);
+  legendAbove(bars_);
   traces_ = new QCustomPlot;
   traces_->setMinimumHeight(160);
+  legendAbove(traces_);
   table_ = new QTableWidget;
   table_->setColumnCount(8);
-  table_->setHorizontalHeaderLabels({tr("Mode"), tr("ms / molecule"), tr("molecules / s"), tr("Peak tensor MiB"), tr("Peak RSS MiB"),
-                                     tr("max |Δ| vs FP32"), tr("mean |Δ| vs FP32"), tr("Note")});
+  setOutputUnit({});
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -150,6 +163,12 @@ void CompareView::finished(const QString& message) {
   run_->setEnabled(true);
   cancel_->setEnabled(false);
   status_->setText(message);
+}
+
+void CompareView::setOutputUnit(const QString& unit) {
+  const QString u = unit.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(unit);
+  table_->setHorizontalHeaderLabels({tr("Mode"), tr("ms / molecule"), tr("molecules / s"), tr("Peak tensor MiB"), tr("Peak RSS MiB"),
+                                     tr("max |Δ| vs FP32") + u, tr("mean |Δ| vs FP32") + u, tr("Note")});
 }
 
 void CompareView::redraw() {
@@ -244,7 +263,6 @@ void CompareView::redraw() {
   traces_->yAxis->setLabel(tr("batch peak (MiB)"));
   traces_->xAxis->setRange(0, max_t * 1.05);
   traces_->yAxis->setRange(0, max_y * 1.15);
-  traces_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   traces_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -263,14 +281,20 @@ bool CompareView::savePng(const QString& path, QString* error) const {
     if (error) *error = why;
     return false;
   }
-  // Both charts stacked in one image.
+  // Both charts stacked in one image under a title that says what was measured, on what, when.
   const QPixmap top = bars_->toPixmap(bars_->width(), bars_->height(), 2.0);
   const QPixmap bottom = traces_->toPixmap(traces_->width(), traces_->height(), 2.0);
-  QPixmap out(std::max(top.width(), bottom.width()), top.height() + bottom.height());
+  const int title_height = 90;
+  QPixmap out(std::max(top.width(), bottom.width()), title_height + top.height() + bottom.height());
   out.fill(Qt::white);
   QPainter p(&out);
-  p.drawPixmap(0, 0, top);
-  p.drawPixmap(0, top.height(), bottom);
+  QFont font = p.font();
+  font.setPixelSize(28);
+  p.setFont(font);
+  p.drawText(QRect(20, 0, out.width() - 40, title_height), Qt::AlignVCenter | Qt::TextWordWrap,
+             tr("Graphormer Studio: mode comparison, %1\n%2").arg(QDateTime::currentDateTime().toString(Qt::ISODate), status_->text()));
+  p.drawPixmap(0, title_height, top);
+  p.drawPixmap(0, title_height + top.height(), bottom);
   p.end();
   if (out.save(path, "PNG")) return true;
   if (error) *error = tr("Could not write %1").arg(path);

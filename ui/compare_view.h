@@ -31,6 +31,8 @@ class CompareView final : public QWidget {
   bool exportCsv(const QString& path, QString* error = nullptr) const;
   bool savePng(const QString& path, QString* error = nullptr) const;
   void setSaveGuard(std::shared_ptr<const SaveGuard> guard) { guard_ = std::move(guard); }
+  // The model's first output unit: the accuracy columns (|Δ| vs FP32) are in it.
+  void setOutputUnit(const QString& unit);
 
  public Q_SLOTS:
   void started(int modes);

@@ -31,6 +31,11 @@ std::string formatComparison(const std::vector<engine::ModeResult>& results) {
   return out.str();
 }
 
+namespace {
+// A byte count, or an empty cell when it was not measured (negative: no such device or counter).
+std::string measured(int64_t bytes) { return bytes < 0 ? std::string() : std::to_string(bytes); }
+}  // namespace
+
 Status writeComparisonCsv(const std::string& path, const std::vector<engine::ModeResult>& results) {
   AtomicFile file(path);
   if (!file.isOpen()) return file.openStatus();
@@ -42,8 +47,8 @@ Status writeComparisonCsv(const std::string& path, const std::vector<engine::Mod
     csv.row({r.mode.label(), tensor::precisionName(r.mode.precision), data::CsvWriter::number(r.mode.checkpoint_ratio),
              std::to_string(r.mode.batch_size), engine::workloadName(r.workload), statusCodeName(r.status.code()),
              std::to_string(r.molecules), data::CsvWriter::number(r.ms_per_molecule), data::CsvWriter::number(r.molecules_per_s),
-             std::to_string(r.peak_tensor_bytes), std::to_string(r.peak_rss_bytes), std::to_string(r.peak_cuda_allocated_bytes),
-             std::to_string(r.peak_device_used_bytes), data::CsvWriter::number(r.max_abs_delta),
+             measured(r.peak_tensor_bytes), measured(r.peak_rss_bytes), measured(r.peak_cuda_allocated_bytes),
+             measured(r.peak_device_used_bytes), data::CsvWriter::number(r.max_abs_delta),
              data::CsvWriter::number(r.mean_abs_delta), r.status.isOk() ? "" : r.status.message()});
   return file.commit();
 }

@@ -8,6 +8,7 @@
 #include <QEventLoop>
 #include <QItemSelectionModel>
 #include <QPlainTextEdit>
+#include <QImage>
 #include <QTableWidget>
 
 #include <cmath>
@@ -241,12 +242,18 @@ TEST(MainWindow, CompareTabMeasuresEachModeOnTheCurrentMolecules) {
   QString error;
   ASSERT_TRUE(win.w.compareView()->exportCsv(QString::fromStdString(csv), &error)) << error.toStdString();
   std::ifstream in(csv);
-  int lines = 0;
-  for (std::string line; std::getline(in, line);) ++lines;
-  EXPECT_EQ(lines, 5);
+  auto reader = data::makeReader(data::FileFormat::Csv, in, {});
+  const auto header = reader->columns();
+  const auto cuda = std::find(header.begin(), header.end(), "peak_cuda_allocated_bytes") - header.begin();
+  int rows = 0;
+  for (data::RawRecord rec; reader->next(rec); ++rows)
+    EXPECT_EQ(rec.fields.at(static_cast<size_t>(cuda)), "") << "not measured on the CPU: an empty cell, not -1";
+  EXPECT_EQ(rows, 4);
+  EXPECT_TRUE(win.w.compareView()->findChild<QTableWidget*>()->horizontalHeaderItem(5)->text().endsWith(QLatin1String("(eV)")));
   const auto png = (tempDir() / "compare.png").string();
   ASSERT_TRUE(win.w.compareView()->savePng(QString::fromStdString(png)));
   EXPECT_GT(fs::file_size(png), 1000u);
+  EXPECT_GT(QImage(QString::fromStdString(png)).height(), 2 * (220 + 160)) << "both charts under a title";
   // Predictions still work afterwards (the comparison left the weights in FP32).
   ASSERT_TRUE(win.run(QStringLiteral("CCO ethanol\n")));
   EXPECT_TRUE(win.w.resultsModel()->rowAt(0).status.isOk());
