@@ -1,6 +1,10 @@
 #include "results_tab.h"
 
 #include <QHeaderView>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QMenu>
 #include <QScrollArea>
 #include <QSettings>
@@ -10,9 +14,11 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <limits>
 #include <set>
 
 #include "molecule_panel.h"
+#include "results_filter.h"
 #include "results_model.h"
 #include "save_guard.h"
 #include "structure_menu.h"
@@ -22,11 +28,8 @@ namespace gs::ui {
 
 ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSplitter(Qt::Horizontal, parent) {
   results_ = new ResultsModel(this);
-  proxy_ = new QSortFilterProxyModel(this);
+  proxy_ = new ResultsFilter(this);
   proxy_->setSourceModel(results_);
-  proxy_->setSortRole(ResultsModel::SortRole);
-  proxy_->setFilterKeyColumn(-1);
-  proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
   table_ = new QTableView;
   table_->setModel(proxy_);
   table_->setSortingEnabled(true);
@@ -58,7 +61,7 @@ ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSpl
   auto* box = new QWidget;
   auto* layout = new QVBoxLayout(box);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(filter_);
+  layout->addLayout(buildFilterRow());
   layout->addWidget(table_);
   trust_ = new TrustPanel;
   side_ = new QTabWidget;
@@ -95,9 +98,23 @@ void ResultsTab::setConfidence(double confidence) {
 }
 
 void ResultsTab::setInput(const std::vector<predict::PredictedRow>& rows, const QStringList& columns) {
+  // A re-run of the same molecules keeps the selection (and the row the panels show).
+  bool same = !rows.empty() && rows.size() == results_->rows().size();
+  for (size_t i = 0; same && i < rows.size(); ++i) same = rows[i].input == results_->rows()[i].input;
+  std::set<int> selected;
+  if (same)
+    for (const auto& index : table_->selectionModel()->selectedRows()) selected.insert(proxy_->mapToSource(index).row());
+  const int current = same && table_->selectionModel()->currentIndex().isValid()
+                          ? proxy_->mapToSource(table_->selectionModel()->currentIndex()).row() : -1;
   results_->setInput(rows, columns);
   explanations_.clear();
   sizeColumns();
+  for (int r : selected) {
+    const QModelIndex index = proxy_->mapFromSource(results_->index(r, 0));
+    if (index.isValid()) table_->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+  }
+  if (current >= 0)
+    table_->selectionModel()->setCurrentIndex(proxy_->mapFromSource(results_->index(current, 0)), QItemSelectionModel::NoUpdate);
 }
 
 void ResultsTab::setResults(int first, const std::vector<predict::PredictedRow>& rows) {
@@ -200,6 +217,41 @@ void ResultsTab::setCompactRows(bool compact) {
   table_->setIconSize(icon);
   table_->verticalHeader()->setDefaultSectionSize(icon.height() + 4);
   table_->horizontalHeader()->resizeSection(ResultsModel::StructureColumn, icon.width() + 8);
+}
+
+QHBoxLayout* ResultsTab::buildFilterRow() {
+  auto* status = new QComboBox;
+  status->setObjectName(QStringLiteral("statusFilter"));
+  status->addItems({tr("All rows"), tr("Predicted"), tr("Not predicted")});
+  status->setToolTip(tr("Show all rows, only those with a prediction, or only those that could not be predicted (and why)"));
+  connect(status, &QComboBox::currentIndexChanged, this,
+          [this](int i) { proxy_->setStatusFilter(static_cast<ResultsFilter::StatusFilter>(i)); });
+  auto bound = [this](const QString& name, const QString& tip) {
+    auto* box = new QDoubleSpinBox;
+    box->setObjectName(name);
+    box->setRange(-1e9, 1e9);
+    box->setDecimals(6);
+    box->setSpecialValueText(tr("any"));
+    box->setValue(box->minimum());
+    box->setToolTip(tip);
+    connect(box, &QDoubleSpinBox::valueChanged, this, [this] { applyRange(); });
+    return box;
+  };
+  low_ = bound(QStringLiteral("valueFrom"), tr("Show rows whose first prediction is at least this (\"any\": no lower bound)"));
+  high_ = bound(QStringLiteral("valueTo"), tr("Show rows whose first prediction is at most this (\"any\": no upper bound)"));
+  auto* row = new QHBoxLayout;
+  row->addWidget(filter_, 3);
+  row->addWidget(status, 1);
+  row->addWidget(new QLabel(tr("value from")));
+  row->addWidget(low_, 1);
+  row->addWidget(new QLabel(tr("to")));
+  row->addWidget(high_, 1);
+  return row;
+}
+
+void ResultsTab::applyRange() {
+  const double inf = std::numeric_limits<double>::infinity();
+  proxy_->setValueRange(low_->value() == low_->minimum() ? -inf : low_->value(), high_->value() == high_->minimum() ? inf : high_->value());
 }
 
 void ResultsTab::showRowMenu(const QPoint& at) {

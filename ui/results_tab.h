@@ -13,12 +13,14 @@
 
 class QLineEdit;
 class QTabWidget;
-class QSortFilterProxyModel;
+class QDoubleSpinBox;
+class QHBoxLayout;
 class QTableView;
 
 namespace gs::ui {
 
 class MoleculePanel;
+class ResultsFilter;
 class ResultsModel;
 class SaveGuard;
 class TrustPanel;
@@ -67,9 +69,12 @@ class ResultsTab final : public QSplitter {
   void applyColumnChoices();  // hidden columns (by name) and row mode, as the user left them
   void showColumnMenu(const QPoint& at);
   void showRowMenu(const QPoint& at);  // copy SMILES / molfile / picture, save the picture
+  QHBoxLayout* buildFilterRow();        // text, status and value-range filters
+  void applyRange();
 
   ResultsModel* results_ = nullptr;
-  QSortFilterProxyModel* proxy_ = nullptr;
+  ResultsFilter* proxy_ = nullptr;
+  QDoubleSpinBox *low_ = nullptr, *high_ = nullptr;
   QTableView* table_ = nullptr;
   QLineEdit* filter_ = nullptr;
   MoleculePanel* molecule_ = nullptr;

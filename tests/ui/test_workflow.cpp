@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QImage>
 #include <QLabel>
 #include <QMimeData>
@@ -16,6 +17,9 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTextBrowser>
+
+#include <algorithm>
+#include <set>
 
 #include "help.h"
 #include "import_dialog.h"
@@ -320,6 +324,46 @@ TEST(Workflow, ACancelledExplanationKeepsWhatFinishedAndSaysHowMany) {
   EXPECT_TRUE(message.contains(QLatin1String(" of 40 "))) << message.toStdString();
   EXPECT_GE(win.w.explainedRows(), 1) << "the earlier explanation of row 1 is kept";
   EXPECT_LT(win.w.explainedRows(), 40);
+}
+
+TEST(Workflow, StatusAndValueFiltersAndTheSelectionSurvivesARerun) {
+  Window win;
+  ASSERT_TRUE(win.run(nciLines(20, {{3, "C1CC"}, {7, "not_smiles"}})));
+  auto* view = win.w.table();
+  auto* status = win.w.findChild<QComboBox*>(QStringLiteral("statusFilter"));
+  ASSERT_NE(status, nullptr);
+  status->setCurrentIndex(2);  // not predicted
+  EXPECT_EQ(view->model()->rowCount(), 2);
+  status->setCurrentIndex(1);  // predicted
+  EXPECT_EQ(view->model()->rowCount(), 18);
+  status->setCurrentIndex(0);
+  // A value range: only rows whose prediction lies in it.
+  const auto* m = win.w.resultsModel();
+  std::vector<float> values;
+  for (const auto& r : m->rows())
+    if (r.status.isOk()) values.push_back(r.values[0]);
+  std::sort(values.begin(), values.end());
+  ASSERT_LT(values[5] + 1e-5, values[12]) << "the model must spread these molecules for this test";
+  const double low = values[5], high = values[12];
+  win.w.findChild<QDoubleSpinBox*>(QStringLiteral("valueFrom"))->setValue(low);
+  win.w.findChild<QDoubleSpinBox*>(QStringLiteral("valueTo"))->setValue(high);
+  int expected = 0;
+  for (float v : values) expected += v >= win.w.findChild<QDoubleSpinBox*>(QStringLiteral("valueFrom"))->value() &&
+                                     v <= win.w.findChild<QDoubleSpinBox*>(QStringLiteral("valueTo"))->value();
+  EXPECT_EQ(view->model()->rowCount(), expected);
+  EXPECT_GE(expected, 7);
+  EXPECT_LT(expected, 18) << "the range hides rows";
+  win.w.findChild<QDoubleSpinBox*>(QStringLiteral("valueFrom"))->setValue(-1e9);  // "any"
+  win.w.findChild<QDoubleSpinBox*>(QStringLiteral("valueTo"))->setValue(-1e9);
+  EXPECT_EQ(view->model()->rowCount(), 20);
+  // Select two rows, run the same molecules again: still selected.
+  view->selectRow(4);
+  view->selectionModel()->select(view->model()->index(9, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+  win.w.runPrediction();
+  ASSERT_TRUE(waitFor(&win.w, &MainWindow::runCompleted));
+  std::set<int> rows;
+  for (const auto& index : view->selectionModel()->selectedRows()) rows.insert(index.row());
+  EXPECT_EQ(rows, (std::set<int>{4, 9}));
 }
 
 }  // namespace
