@@ -22,6 +22,7 @@
 #include <set>
 
 #include "help.h"
+#include "memory_chart.h"
 #include "import_dialog.h"
 #include "input_panel.h"
 #include "results_model.h"
@@ -364,6 +365,20 @@ TEST(Workflow, StatusAndValueFiltersAndTheSelectionSurvivesARerun) {
   std::set<int> rows;
   for (const auto& index : view->selectionModel()->selectedRows()) rows.insert(index.row());
   EXPECT_EQ(rows, (std::set<int>{4, 9}));
+}
+
+TEST(Workflow, TheMemoryChartKeepsTheLastRunWholeOnItsOwnClock) {
+  Window win;
+  ASSERT_TRUE(win.run(nciLines(10)));
+  MemoryChart* chart = win.w.chart();
+  ASSERT_TRUE(chart->wholeRun()) << "the default view";
+  EXPECT_LE(chart->shownSeconds(), 30.0) << "a short run fills the chart, not a two-minute window";
+  chart->setWholeRun(false);
+  EXPECT_GE(chart->shownSeconds(), 10.0);
+  chart->setWholeRun(true);
+  const QString png = QString::fromStdString((tempDir() / "chart.png").string());
+  ASSERT_TRUE(chart->savePng(png));
+  EXPECT_GT(QImage(png).height(), 100);
 }
 
 }  // namespace
