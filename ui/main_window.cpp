@@ -105,7 +105,7 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   QScrollArea* scroll = scrolling(left);
   scroll->setMinimumWidth(250);
   addDock(tr("Molecules and settings"), QStringLiteral("inputDock"), scroll, Qt::LeftDockWidgetArea);
-  addDock(tr("Memory"), QStringLiteral("memoryDock"), buildChartBox(), Qt::BottomDockWidgetArea);
+  addDock(tr("Memory and throughput"), QStringLiteral("memoryDock"), buildChartBox(), Qt::BottomDockWidgetArea);
   buildMenus();
   connectWorker();
   connectComparison();
@@ -113,7 +113,7 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   QSettings settings;
   resize(1400, 900);  // the first start; a saved geometry replaces it
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("inputDock"))}, {340}, Qt::Horizontal);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("memoryDock"))}, {180}, Qt::Vertical);
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("memoryDock"))}, {220}, Qt::Vertical);
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   settings_->restore();
@@ -158,11 +158,8 @@ QWidget* MainWindow::buildChartBox() {
     const QString path = guard_->askSavePath(this, tr("Save chart"), QStringLiteral("memory.png"), tr("PNG images (*.png)"));
     if (!path.isEmpty() && !chart_->savePng(path)) QMessageBox::warning(this, tr("Save chart"), tr("Could not write %1").arg(path));
   });
-  auto* box = new QGroupBox(tr("Memory and throughput"));
-  auto* layout = new QVBoxLayout(box);
-  layout->addWidget(chart_);
-  layout->addWidget(save_chart, 0, Qt::AlignRight);
-  return box;
+  chart_->addControl(save_chart);
+  return chart_;
 }
 
 void MainWindow::connectWorker() {

@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QDateTime>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 #include "qcustomplot_include.h"
@@ -34,8 +35,11 @@ MemoryChart::MemoryChart(std::shared_ptr<tensor::TensorMemoryTracker> tracker, Q
   connect(view_, &QComboBox::currentIndexChanged, this, [this](int i) { setWholeRun(i == 0); });
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(view_, 0, Qt::AlignLeft);
-  layout->addWidget(plot_);
+  layout->addWidget(plot_, 1);
+  controls_ = new QHBoxLayout;
+  controls_->addWidget(view_);
+  controls_->addStretch(1);
+  layout->addLayout(controls_);
   plot_->xAxis->setLabel(tr("time (s)"));
   plot_->yAxis->setLabel(tr("memory (MiB)"));
   plot_->yAxis2->setVisible(true);
@@ -59,6 +63,8 @@ MemoryChart::MemoryChart(std::shared_ptr<tensor::TensorMemoryTracker> tracker, Q
   plot_->plotLayout()->addElement(0, 0, plot_->legend);
   plot_->plotLayout()->setRowStretchFactor(0, 0.001);
   plot_->setMinimumHeight(100);
+  plot_->yAxis->ticker()->setTickCount(4);  // readable in a short dock
+  plot_->yAxis2->ticker()->setTickCount(4);
   connect(&timer_, &QTimer::timeout, this, &MemoryChart::sample);
   timer_.start(1000);
 }
@@ -178,6 +184,8 @@ void MemoryChart::setWholeRun(bool whole) {
   if (view_->currentIndex() != (whole ? 0 : 1)) view_->setCurrentIndex(whole ? 0 : 1);
   refill();
 }
+
+void MemoryChart::addControl(QWidget* widget) { controls_->addWidget(widget); }
 
 double MemoryChart::shownSeconds() const { return plot_->xAxis->range().size(); }
 

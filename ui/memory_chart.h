@@ -16,6 +16,7 @@
 #include "tensor/memory_probe.h"
 
 class QComboBox;
+class QHBoxLayout;
 class QCustomPlot;
 class QCPGraph;
 
@@ -40,6 +41,8 @@ class MemoryChart final : public QWidget {
   // True: the last run whole (time since it started); false: the last two minutes.
   void setWholeRun(bool whole);
   bool wholeRun() const { return whole_run_; }
+  // A control of the window's (Save chart...) in the row under the chart, beside the view selector.
+  void addControl(QWidget* widget);
   // Seconds the plotted x axis spans (tests).
   double shownSeconds() const;
 
@@ -67,6 +70,7 @@ class MemoryChart final : public QWidget {
   std::vector<Point> run_;  // the last (or current) run, t since it started
   bool whole_run_ = true;
   QComboBox* view_ = nullptr;
+  QHBoxLayout* controls_ = nullptr;
   double throughput_ = 0;
   bool running_ = false;
   bool remote_ = false;
