@@ -18,7 +18,8 @@ for f in model.safetensors best.safetensors last.safetensors state.json optimize
 done
 
 "$cli" predict --model "$tmp/model" --input "$tmp/t.csv" --output "$tmp/p.csv" --quiet 2>/dev/null
-head -1 "$tmp/p.csv" | grep -qx "row,id,smiles,canonical_smiles,status,tpsa,tpsa_lower,tpsa_upper,tpsa_sigma,domain,domain_reasons,nn_similarity,message" \
+# The measured column is kept beside the prediction of the same name, as input_tpsa.
+head -1 "$tmp/p.csv" | grep -qx "row,id,smiles,canonical_smiles,status,tpsa,tpsa_lower,tpsa_upper,tpsa_sigma,domain,domain_reasons,nn_similarity,message,input_tpsa" \
   || { head -1 "$tmp/p.csv"; exit 1; }
 [ "$(tail -n +2 "$tmp/p.csv" | wc -l)" -eq 202 ] || { echo "expected 202 prediction rows"; exit 1; }
 python3 - "$tmp/p.csv" <<'PY'
@@ -28,6 +29,7 @@ ok = [float(r["tpsa"]) for r in rows if r["status"] == "ok"]
 assert len(ok) == 201, len(ok)
 assert 0 < sum(ok) / len(ok) < 200, "predictions are not in TPSA units (normalisation lost?)"
 assert rows[200]["status"] == "syntax_error"
+assert rows[200]["input_tpsa"] == "12" and rows[201]["input_tpsa"] == "", "the measured values travel with their rows"
 for r in rows:
     if r["status"] != "ok":
         assert r["tpsa_lower"] == r["domain"] == "", r
