@@ -169,6 +169,17 @@ void CompareView::setOutputUnit(const QString& unit) {
   const QString u = unit.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(unit);
   table_->setHorizontalHeaderLabels({tr("Mode"), tr("ms / molecule"), tr("molecules / s"), tr("Peak tensor MiB"), tr("Peak RSS MiB"),
                                      tr("max |Δ| vs FP32") + u, tr("mean |Δ| vs FP32") + u, tr("Note")});
+  const QString tips[] = {
+      tr("Precision (fp32, bf16 = half-size numbers, int8 = 8-bit weights), ckpt = share of layers recomputed instead of "
+         "stored (saves memory only when gradients are computed), bs = molecules per batch"),
+      tr("Milliseconds per molecule, median of the repeats (lower is faster)"),
+      tr("Molecules per second (higher is faster)"),
+      tr("Largest memory the model's numbers took at once (the part precision and checkpointing change)"),
+      tr("Largest memory of the whole app while this mode ran (includes the libraries and the molecules)"),
+      tr("Largest difference of a prediction from FP32's on the same molecules"),
+      tr("Average difference of the predictions from FP32's"),
+      tr("Why a mode could not run, or what to keep in mind")};
+  for (int c = 0; c < table_->columnCount(); ++c) table_->horizontalHeaderItem(c)->setToolTip(tips[c]);
 }
 
 void CompareView::redraw() {

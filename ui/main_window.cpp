@@ -117,6 +117,7 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   settings_->restore();
+  results_tab_->restoreLayout();
   badge_ = new QLabel;
   badge_->setObjectName(QStringLiteral("settingsBadge"));
   badge_->setToolTip(tr("The settings the next run uses; highlighted when they differ from the defaults (FP32, no memory budget)"));
@@ -489,6 +490,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   s.setValue(QStringLiteral("window/state"), saveState());
   s.setValue(QStringLiteral("model/path"), model_path_);
   settings_->save();
+  results_tab_->saveLayout();
   event->accept();
 }
 

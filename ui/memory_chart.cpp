@@ -46,7 +46,7 @@ MemoryChart::MemoryChart(std::shared_ptr<tensor::TensorMemoryTracker> tracker, Q
   plot_->yAxis2->setLabel(tr("molecules / s"));
   tensor_ = addGraph(plot_, plot_->yAxis, tr("tensors"), QColor(0x1f, 0x77, 0xb4));
   tensor_peak_ = addGraph(plot_, plot_->yAxis, tr("tensor peak (run)"), QColor(0x1f, 0x77, 0xb4), Qt::DashLine);
-  rss_ = addGraph(plot_, plot_->yAxis, tr("process RSS"), QColor(0x2c, 0xa0, 0x2c));
+  rss_ = addGraph(plot_, plot_->yAxis, tr("app memory (RSS)"), QColor(0x2c, 0xa0, 0x2c));
   reserved_ = addGraph(plot_, plot_->yAxis, tr("CUDA reserved"), QColor(0xff, 0x7f, 0x0e), Qt::DotLine);
   device_ = addGraph(plot_, plot_->yAxis, tr("GPU used (NVML)"), QColor(0x94, 0x67, 0xbd));
   for (auto* g : {reserved_, device_}) {
@@ -100,7 +100,7 @@ void MemoryChart::nameLines(bool gpu) {
   const QString who = remote_ ? tr("server ") : QString();
   tensor_->setName(who + (gpu ? tr("CUDA allocated") : tr("tensors")));
   tensor_peak_->setName(who + (gpu ? tr("CUDA peak allocated") : tr("tensor peak (run)")));
-  rss_->setName(who + tr("process RSS"));
+  rss_->setName(who + tr("app memory (RSS)"));
   device_->setName(who + tr("GPU used (NVML)"));
 }
 

@@ -200,6 +200,31 @@ void ResultsTab::sizeColumns() {
   for (int c = results_->inputColumn(0); c < results_->columnCount(); ++c) order.push_back(c);  // the user's own columns last
   for (int visual = 0; visual < static_cast<int>(order.size()); ++visual) h->moveSection(h->visualIndex(order[visual]), visual);
   applyColumnChoices();
+  applySort();  // a column named as when the app was closed (outputs arrive with the model)
+}
+
+void ResultsTab::saveLayout() const {
+  QSettings s;
+  const auto* h = table_->horizontalHeader();
+  s.setValue(QStringLiteral("results/sortColumn"), results_->headerData(h->sortIndicatorSection(), Qt::Horizontal, Qt::DisplayRole).toString());
+  s.setValue(QStringLiteral("results/sortOrder"), static_cast<int>(h->sortIndicatorOrder()));
+  s.setValue(QStringLiteral("results/splitter"), saveState());
+}
+
+void ResultsTab::restoreLayout() {
+  const QSettings s;
+  restoreState(s.value(QStringLiteral("results/splitter")).toByteArray());
+  sort_name_ = s.value(QStringLiteral("results/sortColumn")).toString();
+  sort_order_ = static_cast<Qt::SortOrder>(s.value(QStringLiteral("results/sortOrder"), 0).toInt());
+  applySort();
+}
+
+void ResultsTab::applySort() {
+  for (int c = 0; c < results_->columnCount() && !sort_name_.isEmpty(); ++c)
+    if (results_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString() == sort_name_) {
+      table_->sortByColumn(c, sort_order_);
+      return;
+    }
 }
 
 void ResultsTab::applyColumnChoices() {

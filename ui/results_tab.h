@@ -56,6 +56,9 @@ class ResultsTab final : public QSplitter {
   bool exportAttributions(const QString& path, QString* error) const;
   void showSelected();
 
+  // The sort column (by its name) and order, and the table/side-panel split, across restarts.
+  void saveLayout() const;
+  void restoreLayout();
   // Small structures and single-line rows, to see many rows at once (remembered).
   void setCompactRows(bool compact);
   bool compactRows() const { return compact_; }
@@ -67,6 +70,7 @@ class ResultsTab final : public QSplitter {
  private:
   void sizeColumns();
   void applyColumnChoices();  // hidden columns (by name) and row mode, as the user left them
+  void applySort();
   void showColumnMenu(const QPoint& at);
   void showRowMenu(const QPoint& at);  // copy SMILES / molfile / picture, save the picture
   QHBoxLayout* buildFilterRow();        // text, status and value-range filters
@@ -85,6 +89,8 @@ class ResultsTab final : public QSplitter {
   std::map<int, jobs::ExplainedMolecule> explanations_;  // by model row
   std::shared_ptr<SaveGuard> guard_;
   bool compact_ = false;
+  QString sort_name_;  // restored sort column, applied once a column of that name exists
+  Qt::SortOrder sort_order_ = Qt::AscendingOrder;
 };
 
 }  // namespace gs::ui

@@ -7,6 +7,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QHeaderView>
 #include <QImage>
 #include <QLabel>
 #include <QMimeData>
@@ -245,6 +246,7 @@ TEST(Workflow, TheWindowIsUsableAt1024x700AndRestoresItsGeometry) {
     EXPECT_LE(win.w.height(), 700) << describe();
     EXPECT_GE(win.w.table()->height(), 250);
     win.w.resize(1111, 777);
+    win.w.table()->sortByColumn(win.w.resultsModel()->valueColumn(0), Qt::DescendingOrder);
     QApplication::processEvents();
     EXPECT_TRUE(win.w.close());
   }
@@ -252,6 +254,9 @@ TEST(Workflow, TheWindowIsUsableAt1024x700AndRestoresItsGeometry) {
   again.w.show();
   QApplication::processEvents();
   EXPECT_EQ(again.w.size(), QSize(1111, 777));
+  const auto* header = again.w.table()->horizontalHeader();
+  EXPECT_EQ(header->sortIndicatorSection(), again.w.resultsModel()->valueColumn(0)) << "sorted by the prediction, as left";
+  EXPECT_EQ(header->sortIndicatorOrder(), Qt::DescendingOrder);
 }
 
 TEST(Help, GuideModelCardAndAboutSayWhatTheyShould) {
