@@ -1,5 +1,6 @@
 #include "molecule_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -54,13 +55,28 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   controls->addWidget(method_, 1);
   controls->addWidget(baseline_);
   controls->addWidget(steps_);
+  auto* numbers = new QCheckBox(tr("Atom numbers"));
+  numbers->setObjectName(QStringLiteral("atomNumbers"));
+  numbers->setToolTip(tr("Number the atoms in the drawing (1-based, as in the attribution table)"));
+  connect(numbers, &QCheckBox::toggled, view_, &MoleculeView::setAtomNumbers);
+  controls->addWidget(numbers);
   l->addLayout(controls);
   atoms_ = new QTableWidget(0, 3);
   atoms_->setHorizontalHeaderLabels({tr("Atom"), tr("Element"), tr("Attribution")});
   atoms_->horizontalHeader()->setStretchLastSection(true);
   atoms_->verticalHeader()->hide();
   atoms_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  atoms_->setToolTip(tr("Atoms of the selected molecule by the size of their contribution"));
+  atoms_->setToolTip(tr("Atoms of the selected molecule by the size of their contribution; select a row to ring the atom "
+                        "in the drawing, click an atom to find its row"));
+  atoms_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  connect(atoms_, &QTableWidget::currentCellChanged, this, [this](int row) {
+    const QTableWidgetItem* item = row >= 0 ? atoms_->item(row, 0) : nullptr;
+    view_->setSelectedAtom(item ? item->data(Qt::UserRole).toInt() : -1);
+  });
+  connect(view_, &MoleculeView::atomClicked, this, [this](int atom) {
+    for (int r = 0; r < atoms_->rowCount(); ++r)
+      if (atoms_->item(r, 0) && atoms_->item(r, 0)->data(Qt::UserRole).toInt() == atom) atoms_->selectRow(r);
+  });
   l->addWidget(atoms_, 2);
   auto* files = new QHBoxLayout;
   auto* picture = new QPushButton(tr("Save picture..."));
@@ -100,7 +116,9 @@ void MoleculePanel::showExplanation(const jobs::ExplainedMolecule& ex, const QSt
     auto* value = new QTableWidgetItem(QString::number(ex.attributions[i], 'f', 4));
     value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     value->setForeground(ex.attributions[i] >= 0 ? QColor(0xB0, 0x20, 0x20) : QColor(0x20, 0x40, 0xB0));
-    atoms_->setItem(static_cast<int>(k), 0, new QTableWidgetItem(QString::number(i)));
+    auto* atom = new QTableWidgetItem(QString::number(i + 1));  // 1-based, as drawn
+    atom->setData(Qt::UserRole, static_cast<int>(i));
+    atoms_->setItem(static_cast<int>(k), 0, atom);
     atoms_->setItem(static_cast<int>(k), 1, new QTableWidgetItem(QString::fromStdString(ex.elements[i])));
     atoms_->setItem(static_cast<int>(k), 2, value);
   }

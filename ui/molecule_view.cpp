@@ -34,6 +34,7 @@ void MoleculeView::setMolecule(const QString& smiles, const QString& caption) {
   smiles_ = smiles;
   caption_ = caption;
   values_.clear();
+  selected_atom_ = -1;
   redraw();
 }
 
@@ -55,6 +56,7 @@ void MoleculeView::redraw() {
   o.width = std::max(50, r.width());
   o.height = std::max(50, r.height());
   o.max_bond_length = 45;
+  o.atom_numbers = atom_numbers_;
   atom_xy_.clear();
   scale_ = 0;
   std::string svg;
@@ -101,27 +103,54 @@ void MoleculeView::paintEvent(QPaintEvent*) {
     painter.drawText(labels, Qt::AlignRight, QLatin1Char('+') + QString::number(scale_, 'g', 3) + u);
     painter.setFont(font());
   }
+  if (selected_atom_ >= 0 && selected_atom_ < static_cast<int>(atom_xy_.size())) {  // the atom table's row
+    painter.setPen(QPen(QColor(0x20, 0x20, 0x20), 2.5));
+    painter.setBrush(Qt::NoBrush);
+    const auto& [x, y] = atom_xy_[static_cast<size_t>(selected_atom_)];
+    painter.drawEllipse(QPointF(x, y), 14, 14);
+  }
   painter.setPen(palette().color(QPalette::WindowText));
   painter.drawText(QRect(8, height() - kCaption + 2, width() - 16, kCaption - 4), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap,
                    caption_);
 }
 
-void MoleculeView::mouseMoveEvent(QMouseEvent* event) {
-  if (values_.empty() || atom_xy_.size() != values_.size()) return;
+int MoleculeView::atomAt(const QPointF& p) const {
+  if (values_.empty() || atom_xy_.size() != values_.size()) return -1;
   // The SVG is rendered into drawingRect() at its own size, so its coordinates are widget pixels.
-  const QPointF p = event->position();
   int best = -1;
   double best_d = 18.0 * 18.0;
   for (size_t i = 0; i < atom_xy_.size(); ++i) {
     const double dx = atom_xy_[i].first - p.x(), dy = atom_xy_[i].second - p.y();
     if (dx * dx + dy * dy < best_d) best_d = dx * dx + dy * dy, best = static_cast<int>(i);
   }
+  return best;
+}
+
+void MoleculeView::mouseMoveEvent(QMouseEvent* event) {
+  const int best = atomAt(event->position());
   if (best >= 0)
     QToolTip::showText(event->globalPosition().toPoint(),
-                       tr("atom %1: %2%3").arg(best).arg(values_[static_cast<size_t>(best)], 0, 'g', 4).arg(unit_.isEmpty() ? QString() : QLatin1Char(' ') + unit_),
+                       tr("atom %1: %2%3").arg(best + 1).arg(values_[static_cast<size_t>(best)], 0, 'g', 4).arg(unit_.isEmpty() ? QString() : QLatin1Char(' ') + unit_),
                        this);
   else
     QToolTip::hideText();
+}
+
+void MoleculeView::mousePressEvent(QMouseEvent* event) {
+  const int atom = atomAt(event->position());
+  if (atom < 0) return;
+  setSelectedAtom(atom);
+  Q_EMIT atomClicked(atom);
+}
+
+void MoleculeView::setAtomNumbers(bool on) {
+  atom_numbers_ = on;
+  redraw();
+}
+
+void MoleculeView::setSelectedAtom(int atom) {
+  selected_atom_ = atom >= 0 && atom < static_cast<int>(atom_xy_.size()) ? atom : -1;
+  update();
 }
 
 bool MoleculeView::savePicture(const QString& path) const {

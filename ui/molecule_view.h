@@ -21,6 +21,11 @@ class MoleculeView final : public QWidget {
   // Per-atom values in the SMILES' atom order (empty = plain depiction); `unit` labels the scale.
   void setAttributions(const std::vector<double>& values, const QString& unit);
   bool hasHeatmap() const { return !values_.empty(); }
+  // Atom numbers (1-based) drawn beside the atoms.
+  void setAtomNumbers(bool on);
+  // An atom of the heatmap ringed (0-based; -1 = none): the atom table's selected row.
+  void setSelectedAtom(int atom);
+  int selectedAtom() const { return selected_atom_; }
   QByteArray svg() const { return svg_; }
   bool savePicture(const QString& path) const;  // .svg as drawn, else PNG (or by extension)
 
@@ -28,10 +33,17 @@ class MoleculeView final : public QWidget {
   void paintEvent(QPaintEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+
+ Q_SIGNALS:
+  void atomClicked(int atom);  // 0-based, on the heatmap
 
  private:
   void redraw();
   QRect drawingRect() const;
+  int atomAt(const QPointF& p) const;  // nearest heatmap atom within 18 px, else -1
+  bool atom_numbers_ = false;
+  int selected_atom_ = -1;
   QString smiles_, caption_, unit_;
   std::vector<double> values_;
   std::vector<std::pair<double, double>> atom_xy_;

@@ -23,12 +23,20 @@ void applyOptions(RDKit::MolDraw2DSVG& drawer, const DepictOptions& options) {
 }
 }  // namespace
 
+namespace {
+void numberAtoms(RDKit::RWMol& mol, const DepictOptions& options) {
+  if (!options.atom_numbers) return;
+  for (RDKit::Atom* a : mol.atoms()) a->setProp(RDKit::common_properties::atomNote, std::to_string(a->getIdx() + 1));
+}
+}  // namespace
+
 std::string depictSvg(std::string_view smiles, const DepictOptions& options) {
   auto parsed = parseSmiles(smiles);
   if (!parsed.mol) return "";
   try {
     RDKit::RWMol mol(*parsed.mol);
     RDDepict::compute2DCoords(mol);
+    numberAtoms(mol, options);
     RDKit::MolDraw2DSVG drawer(options.width, options.height);
     applyOptions(drawer, options);
     std::vector<int> atoms;
@@ -55,6 +63,7 @@ HeatmapDepiction depictHeatmapSvg(std::string_view smiles, const std::vector<dou
     RDKit::RWMol mol(*parsed.mol);
     RDDepict::compute2DCoords(mol);
     RDKit::MolDraw2DUtils::prepareMolForDrawing(mol);
+    numberAtoms(mol, options);
     RDKit::MolDraw2DSVG drawer(options.width, options.height);
     applyOptions(drawer, options);
     drawer.drawOptions().atomHighlightsAreCircles = true;

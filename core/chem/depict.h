@@ -18,6 +18,8 @@ struct DepictOptions {
   // Atoms (in the SMILES' order) drawn with an amber highlight, e.g. those in an environment the
   // model never saw in training.
   std::vector<int> highlight_atoms;
+  // Each atom labelled with its number, 1-based (the app's atom tables count from 1).
+  bool atom_numbers = false;
 };
 
 // "" when the SMILES cannot be read or drawn. Never throws. Thread-safe.

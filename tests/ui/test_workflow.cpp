@@ -24,6 +24,7 @@
 
 #include "help.h"
 #include "memory_chart.h"
+#include "molecule_view.h"
 #include "import_dialog.h"
 #include "input_panel.h"
 #include "results_model.h"
@@ -384,6 +385,26 @@ TEST(Workflow, TheMemoryChartKeepsTheLastRunWholeOnItsOwnClock) {
   const QString png = QString::fromStdString((tempDir() / "chart.png").string());
   ASSERT_TRUE(chart->savePng(png));
   EXPECT_GT(QImage(png).height(), 100);
+}
+
+TEST(Workflow, AtomNumbersAndTheAttributionTableAndTheDrawingAreLinked) {
+  Window win;
+  ASSERT_TRUE(win.run(QStringLiteral("OCC ethanol\n")));
+  win.w.table()->selectRow(0);
+  win.w.explainSelected();
+  ASSERT_TRUE(waitFor(&win.w, &MainWindow::explanationCompleted));
+  QTableWidget* atoms = win.w.atomTable();
+  ASSERT_EQ(atoms->rowCount(), 3);
+  MoleculeView* view = win.w.moleculeView();
+  atoms->setCurrentCell(2, 0);
+  const int atom = atoms->item(2, 0)->data(Qt::UserRole).toInt();
+  EXPECT_EQ(view->selectedAtom(), atom) << "the table row rings its atom";
+  EXPECT_EQ(atoms->item(2, 0)->text().toInt(), atom + 1) << "numbered from 1, as drawn";
+  const QByteArray plain = view->svg();
+  auto* numbers = win.w.findChild<QCheckBox*>(QStringLiteral("atomNumbers"));
+  ASSERT_NE(numbers, nullptr);
+  numbers->setChecked(true);
+  EXPECT_NE(view->svg(), plain) << "atom numbers drawn";
 }
 
 }  // namespace
