@@ -1,7 +1,12 @@
-// MainWindow: what keeps the user's work — undo of replacing or clearing the input (with its
-// results), the question before unsaved results are lost, and keeping the working model when
-// another one fails to open.
+// MainWindow: what keeps the user's work — export and copy of the results, undo of replacing or
+// clearing the input (with its results), the question before unsaved results are lost, and
+// keeping the working model when another one fails to open.
 #include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QItemSelectionModel>
+#include <QPlainTextEdit>
+#include <QTableView>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
@@ -104,6 +109,50 @@ void MainWindow::onModelFailed(const QString& message) {
   model_card_->showError(message);
   run_->setEnabled(false);
   Q_EMIT modelReady(false);
+}
+
+bool MainWindow::exportCsv(const QString& path, bool selection_only, QString* error) {
+  if (const QString why = guard_->problem(path, {QStringLiteral(".json")}); !why.isEmpty()) {
+    if (error) *error = why;
+    return false;
+  }
+  // In the table's current order (sorted / filtered as shown).
+  std::vector<predict::PredictedRow> rows;
+  for (int r : results_tab_->shownRows(selection_only)) rows.push_back(resultsModel()->rowAt(r));
+  bundle::ModelMetadata md;
+  for (const auto& n : card_.target_names) md.target_names.push_back(n.toStdString());
+  std::vector<std::string> columns;
+  for (const auto& c : resultsModel()->inputColumns()) columns.push_back(c.toStdString());
+  const Status s = predict::writePredictions(path.toStdString(), md, resultsModel()->numOutputs(), rows, last_run_, columns);
+  if (!s.isOk() && error) *error = QString::fromStdString(s.toString());
+  if (s.isOk() && !selection_only) unsaved_ = false;
+  return s.isOk();
+}
+
+void MainWindow::exportResults() {
+  if (resultsModel()->rowCount() == 0) return;
+  const bool selection = table()->selectionModel()->selectedRows().size() > 1 &&
+                         QMessageBox::question(this, tr("Export"), tr("Export only the selected rows?")) == QMessageBox::Yes;
+  const QString path = guard_->askSavePath(this, tr("Export results"), QStringLiteral("predictions.csv"), tr("CSV files (*.csv)"),
+                                           {QStringLiteral(".json")});
+  if (path.isEmpty()) return;
+  QString error;
+  if (!exportCsv(path, selection, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  else statusBar()->showMessage(tr("Wrote %1 and %1.json").arg(path), 5000);
+}
+
+void MainWindow::copySelection() {
+  if (input()->hasFocus()) {
+    input()->copy();
+    return;
+  }
+  QApplication::clipboard()->setText(resultsModel()->toTsv(results_tab_->shownRows(true)));
+}
+
+void MainWindow::pasteInput() {
+  if (!input_panel_->filePath().isEmpty()) input_panel_->setText({});
+  input()->setFocus();
+  input()->paste();
 }
 
 }  // namespace gs::ui
