@@ -50,7 +50,12 @@ ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSpl
   filter_ = new QLineEdit;
   filter_->setPlaceholderText(tr("Filter rows (name, SMILES, status...)"));
   filter_->setClearButtonEnabled(true);
-  connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+  connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) { refilter([&] { proxy_->setFilterFixedString(text); }); });
+  connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    if (filtering_) return;  // rows a filter hides stay chosen
+    chosen_.clear();
+    for (const auto& index : table_->selectionModel()->selectedRows()) chosen_.insert(proxy_->mapToSource(index).row());
+  });
   molecule_ = new MoleculePanel;
   guard_ = guard;
   molecule_->setSaveGuard(std::move(guard));
@@ -250,7 +255,7 @@ QHBoxLayout* ResultsTab::buildFilterRow() {
   status->addItems({tr("All rows"), tr("Predicted"), tr("Not predicted")});
   status->setToolTip(tr("Show all rows, only those with a prediction, or only those that could not be predicted (and why)"));
   connect(status, &QComboBox::currentIndexChanged, this,
-          [this](int i) { proxy_->setStatusFilter(static_cast<ResultsFilter::StatusFilter>(i)); });
+          [this](int i) { refilter([&] { proxy_->setStatusFilter(static_cast<ResultsFilter::StatusFilter>(i)); }); });
   auto bound = [this](const QString& name, const QString& tip) {
     auto* box = new QDoubleSpinBox;
     box->setObjectName(name);
@@ -276,7 +281,19 @@ QHBoxLayout* ResultsTab::buildFilterRow() {
 
 void ResultsTab::applyRange() {
   const double inf = std::numeric_limits<double>::infinity();
-  proxy_->setValueRange(low_->value() == low_->minimum() ? -inf : low_->value(), high_->value() == high_->minimum() ? inf : high_->value());
+  refilter([&] {
+    proxy_->setValueRange(low_->value() == low_->minimum() ? -inf : low_->value(), high_->value() == high_->minimum() ? inf : high_->value());
+  });
+}
+
+void ResultsTab::refilter(const std::function<void()>& change) {
+  filtering_ = true;
+  change();
+  for (int r : chosen_) {  // the rows the user chose, as far as the filter shows them
+    const QModelIndex index = proxy_->mapFromSource(results_->index(r, 0));
+    if (index.isValid()) table_->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+  }
+  filtering_ = false;
 }
 
 void ResultsTab::showRowMenu(const QPoint& at) {

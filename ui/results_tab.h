@@ -4,8 +4,10 @@
 // its prediction. Holds the explanations by row.
 #include <QSplitter>
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "jobs/explain_job.h"
@@ -75,6 +77,8 @@ class ResultsTab final : public QSplitter {
   void showRowMenu(const QPoint& at);  // copy SMILES / molfile / picture, save the picture
   QHBoxLayout* buildFilterRow();        // text, status and value-range filters
   void applyRange();
+  // Applies a filter change; the rows the user selected stay selected wherever the filter shows them.
+  void refilter(const std::function<void()>& change);
 
   ResultsModel* results_ = nullptr;
   ResultsFilter* proxy_ = nullptr;
@@ -89,6 +93,8 @@ class ResultsTab final : public QSplitter {
   std::map<int, jobs::ExplainedMolecule> explanations_;  // by model row
   std::shared_ptr<SaveGuard> guard_;
   bool compact_ = false;
+  bool filtering_ = false;
+  std::set<int> chosen_;  // source rows the user selected (kept while a filter hides them)
   QString sort_name_;  // restored sort column, applied once a column of that name exists
   Qt::SortOrder sort_order_ = Qt::AscendingOrder;
 };

@@ -344,6 +344,14 @@ TEST(Workflow, StatusAndValueFiltersAndTheSelectionSurvivesARerun) {
   status->setCurrentIndex(1);  // predicted
   EXPECT_EQ(view->model()->rowCount(), 18);
   status->setCurrentIndex(0);
+  // A row hidden by a filter is selected again when the filter shows it.
+  view->selectRow(2);          // mol3, unreadable
+  status->setCurrentIndex(1);  // predicted: mol3 hidden
+  EXPECT_TRUE(view->selectionModel()->selectedRows().isEmpty());
+  status->setCurrentIndex(0);
+  ASSERT_EQ(view->selectionModel()->selectedRows().size(), 1);
+  EXPECT_EQ(view->selectionModel()->selectedRows().front().row(), 2);
+  view->clearSelection();
   // A value range: only rows whose prediction lies in it.
   const auto* m = win.w.resultsModel();
   std::vector<float> values;
