@@ -21,17 +21,6 @@
 namespace gs::ui {
 namespace {
 
-// The legend in its own row above the plot, so it never covers bars or lines.
-void legendAbove(QCustomPlot* plot) {
-  plot->legend->setVisible(true);
-  plot->axisRect()->insetLayout()->take(plot->legend);
-  plot->plotLayout()->insertRow(0);
-  plot->plotLayout()->addElement(0, 0, plot->legend);
-  plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  plot->legend->setBorderPen(Qt::NoPen);
-  plot->plotLayout()->setRowStretchFactor(0, 0.001);
-}
-
 constexpr double kMiB = 1024.0 * 1024.0;
 const char* kClassic = "fp32,bf16,fp32+ckpt=1,bf16+ckpt=1,int8";
 const char* kBatchSweep = "fp32+bs=1,fp32+bs=8,fp32+bs=32,fp32+bs=128";

@@ -98,11 +98,9 @@ char ImportDialog::currentDelimiter() const {
 void ImportDialog::reload() {
   sample_.clear();
   names_.clear();
-  if (auto reader = data::openReader(path_.toStdString()); !reader.isOk()) {
-    warning_->setText(fromStd(reader.status().message()));
-    return;
-  }
-  sample_ = sampleRows(path_, currentDelimiter(), kPreviewRows + 1, sdf_ ? &names_ : nullptr);
+  QString error;
+  sample_ = sampleRows(path_, currentDelimiter(), kPreviewRows + 1, sdf_ ? &names_ : nullptr, &error);
+  if (!error.isEmpty()) warning_->setText(error);
 }
 
 void ImportDialog::fillColumns(bool detect) {

@@ -19,6 +19,7 @@
 #include "jobs/explain_job.h"
 #include "predict/prediction_table.h"
 #include "predict/predictor_options.h"
+#include "input_reader.h"
 #include "remote_client.h"
 
 namespace gs::predict {
@@ -67,10 +68,7 @@ Result<predict::PredictorOptions> toPredictorOptions(const RunSettings& settings
 struct RunInput {
   QString text;
   QString path;
-  QString smiles_column, id_column;
-  QString sdf_id_property;  // SD files: the data item that names molecules ("" = the title line)
-  QString delimiter;        // CSV/TSV: "" = detected
-  bool header = true;       // CSV/TSV: the first row names the columns
+  ImportChoice import;  // how a CSV/TSV or SD file is read (import dialog or guessImport)
 };
 
 // A comparison of optimisation modes on the current molecules (the Compare tab).

@@ -65,11 +65,7 @@ InputPanel::InputPanel(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QGro
 RunInput InputPanel::currentInput() const {
   RunInput in;
   in.path = path_;
-  in.smiles_column = choice_.smiles_column;
-  in.id_column = choice_.id_column;
-  in.sdf_id_property = choice_.sdf_id_property;
-  in.delimiter = choice_.delimiter;
-  in.header = choice_.header;
+  in.import = choice_;
   if (in.path.isEmpty()) in.text = text_->toPlainText();
   return in;
 }

@@ -35,13 +35,17 @@ char consistentDelimiter(const std::vector<std::string>& lines) {
 
 }  // namespace
 
-std::vector<std::vector<std::string>> sampleRows(const QString& path, char delimiter, int rows, std::vector<std::string>* sd_items) {
+std::vector<std::vector<std::string>> sampleRows(const QString& path, char delimiter, int rows, std::vector<std::string>* sd_items,
+                                                 QString* error) {
   std::vector<std::vector<std::string>> out;
   data::ReaderOptions ro;
   ro.csv_header = false;  // the header row is judged by the caller
   ro.csv_delimiter = delimiter;
   auto reader = data::openReader(path.toStdString(), ro);
-  if (!reader.isOk()) return out;
+  if (!reader.isOk()) {
+    if (error) *error = QString::fromStdString(reader.status().message());
+    return out;
+  }
   data::RawRecord record;
   while (static_cast<int>(out.size()) < rows && reader.value()->next(record)) out.push_back(record.fields);
   if (sd_items) *sd_items = reader.value()->columns();
@@ -103,11 +107,12 @@ PastedFormat pastedFormat(const std::string& text) {
 
 Status readInputTable(const RunInput& input, const std::vector<std::string>& prediction_header, InputTable& out) {
   data::ReaderOptions ro;
-  ro.smiles_column = input.smiles_column.toStdString();
-  ro.id_column = input.id_column.toStdString();
-  ro.sdf_id_property = input.sdf_id_property.toStdString();
-  ro.csv_header = input.header;
-  if (!input.delimiter.isEmpty()) ro.csv_delimiter = input.delimiter.at(0).toLatin1();
+  const ImportChoice& c = input.import;
+  ro.smiles_column = c.smiles_column.toStdString();
+  ro.id_column = c.id_column.toStdString();
+  ro.sdf_id_property = c.sdf_id_property.toStdString();
+  ro.csv_header = c.header;
+  if (!c.delimiter.isEmpty()) ro.csv_delimiter = c.delimiter.at(0).toLatin1();
   const std::string text = input.text.toStdString();
   std::istringstream in(text);
   std::unique_ptr<data::RecordReader> reader;

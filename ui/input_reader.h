@@ -27,7 +27,9 @@ struct ImportChoice {
 };
 
 // The first rows of a delimited file as read without a header (`delimiter` '\0' = detected).
-std::vector<std::vector<std::string>> sampleRows(const QString& path, char delimiter, int rows, std::vector<std::string>* sd_items = nullptr);
+// `error` (optional) gets why the file could not be opened.
+std::vector<std::vector<std::string>> sampleRows(const QString& path, char delimiter, int rows, std::vector<std::string>* sd_items = nullptr,
+                                                 QString* error = nullptr);
 // What the import dialog proposes and a file opened without it uses: header row and SMILES column
 // by content, the name column by its name (or the other of two columns).
 ImportChoice guessImport(const QString& path);

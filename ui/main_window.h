@@ -149,6 +149,7 @@ class MainWindow final : public QMainWindow {
     std::vector<predict::PredictedRow> rows;
     std::vector<bool> done;
     QStringList columns;
+    bool unsaved = false;
   };
   std::vector<UndoStep> undo_;
   int input_generation_ = 0, run_generation_ = 0;  // results of an older input are dropped

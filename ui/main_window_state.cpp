@@ -36,7 +36,7 @@ void MainWindow::updateBadge() {
 
 void MainWindow::keepUndoStep(const QString& what) {
   if (input_panel_->isEmpty() && resultsModel()->rowCount() == 0) return;
-  UndoStep step{what, input_panel_->snapshot(), resultsModel()->rows(), resultsModel()->doneFlags(), resultsModel()->inputColumns()};
+  UndoStep step{what, input_panel_->snapshot(), resultsModel()->rows(), resultsModel()->doneFlags(), resultsModel()->inputColumns(), unsaved_};
   undo_.push_back(std::move(step));
   if (undo_.size() > kUndoSteps) undo_.erase(undo_.begin());
   undo_action_->setEnabled(true);
@@ -60,6 +60,7 @@ void MainWindow::undo() {
   if (running_) cancelRun();
   input_panel_->restore(step.input);
   resultsModel()->restore(std::move(step.rows), std::move(step.done), step.columns);
+  unsaved_ = step.unsaved;  // results brought back are as unsaved as they were
   undo_action_->setEnabled(!undo_.empty());
   undo_action_->setText(undo_.empty() ? tr("&Undo") : tr("&Undo %1").arg(undo_.back().what));
   statusBar()->showMessage(tr("Undid %1").arg(step.what), 4000);

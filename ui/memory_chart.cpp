@@ -54,14 +54,8 @@ MemoryChart::MemoryChart(std::shared_ptr<tensor::TensorMemoryTracker> tracker, Q
     g->removeFromLegend();
   }
   rate_ = addGraph(plot_, plot_->yAxis2, tr("molecules / s"), QColor(0xd6, 0x27, 0x28));
-  // The legend in a row of its own above the plot, so it never hides the lines.
-  plot_->legend->setVisible(true);
+  legendAbove(plot_);
   plot_->legend->setFont(QFont(font().family(), 8));
-  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
-  plot_->legend->setBorderPen(Qt::NoPen);
-  plot_->plotLayout()->insertRow(0);
-  plot_->plotLayout()->addElement(0, 0, plot_->legend);
-  plot_->plotLayout()->setRowStretchFactor(0, 0.001);
   plot_->setMinimumHeight(100);
   plot_->yAxis->ticker()->setTickCount(4);  // readable in a short dock
   plot_->yAxis2->ticker()->setTickCount(4);

@@ -11,3 +11,14 @@
 #undef slots
 #undef emit
 #undef foreach
+
+// The legend in a row of its own above the plot, so it never covers bars or lines.
+inline void legendAbove(QCustomPlot* plot) {
+  plot->legend->setVisible(true);
+  plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot->legend->setBorderPen(Qt::NoPen);
+  plot->axisRect()->insetLayout()->take(plot->legend);
+  plot->plotLayout()->insertRow(0);
+  plot->plotLayout()->addElement(0, 0, plot->legend);
+  plot->plotLayout()->setRowStretchFactor(0, 0.001);
+}
