@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
@@ -35,7 +36,9 @@ QColor modeColor(int i) {
 
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   modes_ = new QLineEdit(QString::fromLatin1(kClassic));
-  modes_->setToolTip(tr("PRECISION[+ckpt=R][+bs=N], comma-separated (the same syntax as graphormer-cli bench --modes)"));
+  modes_->setToolTip(tr("The modes to measure, comma-separated: a precision (fp32, bf16, fp16 or int8), optionally +ckpt=R "
+                        "(the share of layers recomputed instead of stored, 0 to 1) and +bs=N (molecules per batch). "
+                        "Example: bf16+ckpt=0.5+bs=64. The same syntax as graphormer-cli bench --modes."));
   auto* classic = new QPushButton(tr("Classic modes"));
   classic->setToolTip(tr("FP32, mixed precision (BF16), checkpointing, both, and INT8"));
   connect(classic, &QPushButton::clicked, this, [this] { modes_->setText(QString::fromLatin1(kClassic)); });
@@ -78,10 +81,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   form->addRow(tr("Workload"), opts);
 
   bars_ = new QCustomPlot;
-  bars_->setMinimumHeight(220);
+  bars_->setMinimumHeight(150);
   legendAbove(bars_);
   traces_ = new QCustomPlot;
-  traces_->setMinimumHeight(160);
+  traces_->setMinimumHeight(110);
   legendAbove(traces_);
   table_ = new QTableWidget;
   table_->setColumnCount(8);
@@ -140,7 +143,9 @@ void CompareView::started(int modes) {
 }
 
 void CompareView::modeStarted(int index, int modes, const QString& label) {
-  status_->setText(tr("Measuring mode %1 of %2: %3").arg(index + 1).arg(modes).arg(label));
+  auto parsed = engine::parseModes(label.toStdString());
+  const QString words = parsed.isOk() && parsed.value().size() == 1 ? QString::fromStdString(parsed.value()[0].description()) : label;
+  status_->setText(tr("Measuring mode %1 of %2: %3").arg(index + 1).arg(modes).arg(words));
 }
 
 void CompareView::modeDone(const engine::ModeResult& result) {
@@ -159,8 +164,9 @@ void CompareView::setOutputUnit(const QString& unit) {
   table_->setHorizontalHeaderLabels({tr("Mode"), tr("ms / molecule"), tr("molecules / s"), tr("Peak tensor MiB"), tr("Peak RSS MiB"),
                                      tr("max |Δ| vs FP32") + u, tr("mean |Δ| vs FP32") + u, tr("Note")});
   const QString tips[] = {
-      tr("Precision (fp32, bf16 = half-size numbers, int8 = 8-bit weights), ckpt = share of layers recomputed instead of "
-         "stored (saves memory only when gradients are computed), bs = molecules per batch"),
+      tr("Precision (FP32; BF16/FP16 = half-size numbers; INT8 = 8-bit weights), the share of layers recomputed instead of "
+         "stored (saves memory only when gradients are computed) and the molecules per batch. The tooltip of each row gives "
+         "the mode as graphormer-cli bench --modes writes it."),
       tr("Milliseconds per molecule, median of the repeats (lower is faster)"),
       tr("Molecules per second (higher is faster)"),
       tr("Largest memory the model's numbers took at once (the part precision and checkpointing change)"),
@@ -180,7 +186,7 @@ void CompareView::redraw() {
   for (size_t i = 0; i < results_.size(); ++i) {
     const auto& r = results_[i];
     ticks << double(i + 1);
-    labels << QString::fromStdString(r.mode.label()) + (r.status.isOk() ? QString() : tr("\n(unavailable)"));
+    labels << QString::fromStdString(r.mode.description("\n")) + (r.status.isOk() ? QString() : tr("\n(unavailable)"));
     memory << (r.status.isOk() ? r.peak_tensor_bytes / kMiB : 0.0);
     time << (r.status.isOk() ? r.ms_per_molecule : 0.0);
   }
@@ -224,7 +230,8 @@ void CompareView::redraw() {
       if (c > 0 && c < 7) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       table_->setItem(row, c, item);
     };
-    set(0, QString::fromStdString(r.mode.label()));
+    set(0, QString::fromStdString(r.mode.description()));
+    table_->item(row, 0)->setToolTip(tr("As a mode for graphormer-cli bench --modes: %1").arg(QString::fromStdString(r.mode.label())));
     if (!r.status.isOk()) {
       for (int c = 1; c < 7; ++c) set(c, QStringLiteral("—"));
       set(7, QString::fromStdString(r.status.message()));
@@ -240,6 +247,7 @@ void CompareView::redraw() {
     set(7, inference_ckpt ? tr("checkpointing has no effect without gradients") : QString());
   }
   table_->resizeColumnsToContents();
+  fitTableToRows();
 
   // Memory traces: each batch's peak tensor memory over the mode's last timed pass.
   traces_->clearGraphs();
@@ -250,7 +258,7 @@ void CompareView::redraw() {
     const auto& r = results_[i];
     if (!r.status.isOk() || r.trace_seconds.empty()) continue;
     auto* g = traces_->addGraph();
-    g->setName(QString::fromStdString(r.mode.label()));
+    g->setName(QString::fromStdString(r.mode.description()));
     g->setPen(QPen(modeColor(static_cast<int>(i)), 2));
     g->setLineStyle(QCPGraph::lsStepLeft);
     for (size_t k = 0; k < r.trace_seconds.size(); ++k) {
@@ -264,6 +272,14 @@ void CompareView::redraw() {
   traces_->xAxis->setRange(0, max_t * 1.05);
   traces_->yAxis->setRange(0, max_y * 1.15);
   traces_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CompareView::fitTableToRows() {
+  // Every mode's row visible without scrolling (up to 8 modes); the charts give way.
+  const int rows = std::clamp(table_->rowCount(), 3, 8);
+  const int row_height = table_->verticalHeader()->defaultSectionSize();
+  const int wanted = table_->horizontalHeader()->height() + rows * row_height + table_->horizontalScrollBar()->sizeHint().height() + 4;
+  table_->setMinimumHeight(wanted);
 }
 
 bool CompareView::exportCsv(const QString& path, QString* error) const {

@@ -45,6 +45,7 @@ class CompareView final : public QWidget {
   void cancelRequested();
 
  private:
+  void fitTableToRows();
   void redraw();
 
   QLineEdit* modes_ = nullptr;

@@ -10,6 +10,12 @@
 #include "depiction.h"
 
 namespace gs::ui {
+namespace {
+// What a row's picture shows: the canonical SMILES when the molecule was read, else the SMILES as
+// given (a molecule with a chemistry error is drawn as written, its offending atoms in red).
+const std::string& drawingSmiles(const predict::PredictedRow& r) { return r.canonical.empty() ? r.input : r.canonical; }
+}  // namespace
+
 
 ResultsModel::ResultsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -166,7 +172,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole: return text(row, column);
     case Qt::DecorationRole:
-      if (column == StructureColumn && !r.canonical.empty()) return thumbnail(row);
+      if (column == StructureColumn && !drawingSmiles(r).empty()) return thumbnail(row);
       if (column == domainColumn()) return trustData(r, column, role);
       return {};
     case Qt::ToolTipRole:
@@ -256,12 +262,12 @@ void ResultsModel::setResults(int first, const std::vector<predict::PredictedRow
   if (rows.empty() || first < 0 || first + static_cast<int>(rows.size()) > rowCount()) return;
   for (size_t i = 0; i < rows.size(); ++i) {
     const size_t at = static_cast<size_t>(first) + i;
-    const bool had_structure = !rows_[at].canonical.empty();
+    const std::string drawn_before = drawingSmiles(rows_[at]);
     std::vector<std::string> fields = std::move(rows_[at].fields);
     rows_[at] = rows[i];
     if (rows_[at].fields.empty()) rows_[at].fields = std::move(fields);  // a server's rows carry no input columns
     done_[at] = true;
-    if (!had_structure) thumbnails_.remove(static_cast<int>(at));
+    if (drawingSmiles(rows_[at]) != drawn_before) thumbnails_.remove(static_cast<int>(at));
   }
   Q_EMIT dataChanged(index(first, 0), index(first + static_cast<int>(rows.size()) - 1, columnCount() - 1));
 }
@@ -281,7 +287,7 @@ void ResultsModel::restore(std::vector<predict::PredictedRow> rows, std::vector<
 QPixmap ResultsModel::thumbnail(int row) const {
   auto it = thumbnails_.find(row);
   if (it != thumbnails_.end()) return *it;
-  const QPixmap pixmap = depictionPixmap(rows_[static_cast<size_t>(row)].canonical, kThumbnail, 16);
+  const QPixmap pixmap = depictionPixmap(drawingSmiles(rows_[static_cast<size_t>(row)]), kThumbnail, 16);
   thumbnails_.insert(row, pixmap);
   return pixmap;
 }

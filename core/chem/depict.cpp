@@ -24,32 +24,89 @@ void applyOptions(RDKit::MolDraw2DSVG& drawer, const DepictOptions& options) {
 }  // namespace
 
 namespace {
+// Half the width of the label RDKit draws for an atom, in bond lengths (0 for an unlabelled carbon).
+double labelHalfWidth(const RDKit::Atom& atom, size_t fragment_atoms) {
+  if (atom.getAtomicNum() == 6 && fragment_atoms > 1 && atom.getFormalCharge() == 0) return 0.0;
+  const unsigned hs = atom.getTotalNumHs();
+  const size_t chars = atom.getSymbol().size() + (hs > 0 ? (hs > 1 ? 2 : 1) : 0) + (atom.getFormalCharge() != 0 ? 1 : 0);
+  return 0.3 * static_cast<double>(chars);
+}
+
+// RDKit's 2D coordinates, with the fragments of a salt or mixture set side by side with room for
+// their labels: RDKit packs single-atom fragments (cisplatin's NH3, water, counter-ions) so closely
+// that their labels run together.
+void layOut(RDKit::RWMol& mol) {
+  RDDepict::compute2DCoords(mol);
+  std::vector<std::vector<int>> fragments;
+  RDKit::MolOps::getMolFrags(mol, fragments);
+  if (fragments.size() < 2) return;
+  auto& conf = mol.getConformer();
+  double x = 0;
+  for (const auto& fragment : fragments) {
+    double min_x = 1e300, max_x = -1e300, min_y = 1e300, max_y = -1e300;
+    for (int a : fragment) {
+      const auto& p = conf.getAtomPos(static_cast<unsigned>(a));
+      const double half = labelHalfWidth(*mol.getAtomWithIdx(static_cast<unsigned>(a)), fragment.size());
+      min_x = std::min(min_x, p.x - half);
+      max_x = std::max(max_x, p.x + half);
+      min_y = std::min(min_y, p.y);
+      max_y = std::max(max_y, p.y);
+    }
+    const double dx = x - min_x, dy = -(min_y + max_y) / 2;
+    for (int a : fragment) {
+      auto& p = conf.getAtomPos(static_cast<unsigned>(a));
+      p.x += dx;
+      p.y += dy;
+    }
+    x += (max_x - min_x) + 0.9;
+  }
+}
+
 void numberAtoms(RDKit::RWMol& mol, const DepictOptions& options) {
   if (!options.atom_numbers) return;
   for (RDKit::Atom* a : mol.atoms()) a->setProp(RDKit::common_properties::atomNote, std::to_string(a->getIdx() + 1));
 }
 }  // namespace
 
+namespace {
+// Draws `source` with the options' amber highlights and `problems` in red. An unsanitized molecule
+// (one that failed with a chemistry error) is drawn as written, without kekulization.
+std::string drawSvg(const RDKit::ROMol& source, const DepictOptions& options, const std::vector<int>& problems, bool sanitized) {
+  RDKit::RWMol mol(source);
+  layOut(mol);
+  numberAtoms(mol, options);
+  RDKit::MolDraw2DSVG drawer(options.width, options.height);
+  applyOptions(drawer, options);
+  std::vector<int> atoms;
+  std::map<int, RDKit::DrawColour> colours;
+  auto mark = [&](int a, const RDKit::DrawColour& c) {
+    if (a < 0 || a >= static_cast<int>(mol.getNumAtoms())) return;
+    if (!colours.count(a)) atoms.push_back(a);
+    colours[a] = c;
+  };
+  for (int a : options.highlight_atoms) mark(a, RDKit::DrawColour(1.0, 0.75, 0.2));
+  for (int a : problems) mark(a, RDKit::DrawColour(1.0, 0.35, 0.35));
+  const std::vector<int>* highlight = atoms.empty() ? nullptr : &atoms;
+  const std::map<int, RDKit::DrawColour>* highlight_colours = atoms.empty() ? nullptr : &colours;
+  if (sanitized) {
+    RDKit::MolDraw2DUtils::prepareAndDrawMolecule(drawer, mol, "", highlight, nullptr, highlight_colours);
+  } else {
+    RDKit::MolDraw2DUtils::prepareMolForDrawing(mol, /*kekulize=*/false, /*addChiralHs=*/false);
+    drawer.drawOptions().prepareMolsBeforeDrawing = false;  // it would kekulize, and throw again
+    drawer.drawMolecule(mol, "", highlight, nullptr, highlight_colours);
+  }
+  drawer.finishDrawing();
+  return drawer.getDrawingText();
+}
+}  // namespace
+
 std::string depictSvg(std::string_view smiles, const DepictOptions& options) {
-  auto parsed = parseSmiles(smiles);
-  if (!parsed.mol) return "";
   try {
-    RDKit::RWMol mol(*parsed.mol);
-    RDDepict::compute2DCoords(mol);
-    numberAtoms(mol, options);
-    RDKit::MolDraw2DSVG drawer(options.width, options.height);
-    applyOptions(drawer, options);
-    std::vector<int> atoms;
-    std::map<int, RDKit::DrawColour> colours;
-    for (int a : options.highlight_atoms)
-      if (a >= 0 && a < static_cast<int>(mol.getNumAtoms())) {
-        atoms.push_back(a);
-        colours[a] = RDKit::DrawColour(1.0, 0.75, 0.2);
-      }
-    RDKit::MolDraw2DUtils::prepareAndDrawMolecule(drawer, mol, "", atoms.empty() ? nullptr : &atoms, nullptr,
-                                                  atoms.empty() ? nullptr : &colours);
-    drawer.finishDrawing();
-    return drawer.getDrawingText();
+    auto parsed = parseSmiles(smiles);
+    if (parsed.mol) return drawSvg(*parsed.mol, options, {}, true);
+    if (parsed.status.code() != StatusCode::ChemistryError) return "";
+    const MolPtr raw = parseSmilesUnsanitized(smiles);
+    return raw ? drawSvg(*raw, options, parsed.problem_atoms, false) : "";
   } catch (...) {
     return "";
   }
@@ -61,7 +118,7 @@ HeatmapDepiction depictHeatmapSvg(std::string_view smiles, const std::vector<dou
   if (!parsed.mol || values.size() != parsed.mol->getNumAtoms()) return out;
   try {
     RDKit::RWMol mol(*parsed.mol);
-    RDDepict::compute2DCoords(mol);
+    layOut(mol);
     RDKit::MolDraw2DUtils::prepareMolForDrawing(mol);
     numberAtoms(mol, options);
     RDKit::MolDraw2DSVG drawer(options.width, options.height);
@@ -99,7 +156,7 @@ std::string molBlock2D(std::string_view smiles, const std::string& title) {
   if (!parsed.mol) return "";
   try {
     RDKit::RWMol mol(*parsed.mol);
-    RDDepict::compute2DCoords(mol);
+    layOut(mol);
     mol.setProp("_Name", title);
     return RDKit::MolToMolBlock(mol);
   } catch (...) {

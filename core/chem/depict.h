@@ -22,7 +22,9 @@ struct DepictOptions {
   bool atom_numbers = false;
 };
 
-// "" when the SMILES cannot be read or drawn. Never throws. Thread-safe.
+// "" when the SMILES cannot be read or drawn. A molecule that fails with a chemistry error (e.g. a
+// valence or kekulization problem) is drawn as written with the offending atoms in red. Never
+// throws. Thread-safe.
 std::string depictSvg(std::string_view smiles, const DepictOptions& options = {});
 
 struct HeatmapDepiction {

@@ -4,6 +4,7 @@
 
 #include <GraphMol/FileParsers/FileParsers.h>
 #include <GraphMol/GraphMol.h>
+#include <GraphMol/SanitException.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
 #include <GraphMol/SmilesParse/SmilesWrite.h>
 #include <RDGeneral/utils.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <regex>
 #include <string>
 
 #include "chem/rdkit_log.h"
@@ -116,6 +118,41 @@ ParsedMolecule finish(RDKit::ROMol* raw, const ParseOptions& options, const char
   return out;
 }
 
+ParsedMolecule failed(Status status) {
+  ParsedMolecule out;
+  out.status = std::move(status);
+  return out;
+}
+
+// RDKit's sanitization message in words, with atoms numbered from 1 and the atoms it names.
+ParsedMolecule sanitizeFailure(const RDKit::MolSanitizeException& e) {
+  ParsedMolecule out;
+  std::string message = e.what();
+  if (const auto* k = dynamic_cast<const RDKit::KekulizeException*>(&e)) {
+    std::string atoms;
+    for (unsigned a : k->getAtomIndices()) {
+      out.problem_atoms.push_back(static_cast<int>(a));
+      atoms += (atoms.empty() ? "" : ", ") + std::to_string(a + 1);
+    }
+    message = "aromatic ring cannot be drawn with alternating single and double bonds (kekulized) at atoms " + atoms +
+              " (numbered from 1); an aromatic nitrogen may need its hydrogen written as [nH]";
+  } else if (const auto* a = dynamic_cast<const RDKit::AtomSanitizeException*>(&e)) {
+    const unsigned idx = a->getAtomIdx();
+    out.problem_atoms.push_back(static_cast<int>(idx));
+    std::smatch m;
+    if (std::regex_search(message, m, std::regex(R"(Explicit valence for atom # \d+ (\w+), (\d+), is greater than permitted)"))) {
+      message = "atom " + std::to_string(idx + 1) + " (" + m[1].str() + ") has " + m[2].str() +
+                " bonds (explicit valence), more than " + m[1].str() + " allows; a charge may be missing";
+    } else if (message.find("non-ring atom") != std::string::npos && message.find("aromatic") != std::string::npos) {
+      message = "atom " + std::to_string(idx + 1) + " is written aromatic (lowercase) but is not in a ring";
+    } else {
+      message = std::regex_replace(message, std::regex(R"(atom #? ?\d+)"), "atom " + std::to_string(idx + 1));
+    }
+  }
+  out.status = {StatusCode::ChemistryError, message};
+  return out;
+}
+
 template <typename Fn>
 ParsedMolecule guarded(Fn&& parse, const ParseOptions& options, const char* what) {
   detail::installLogCapture();
@@ -124,13 +161,13 @@ ParsedMolecule guarded(Fn&& parse, const ParseOptions& options, const char* what
     return finish(parse(), options, what);
   } catch (const RDKit::MolSanitizeException& e) {
     detail::clearCapturedLog();
-    return {{StatusCode::ChemistryError, e.what()}, nullptr, 0};
+    return sanitizeFailure(e);
   } catch (const std::exception& e) {
     detail::clearCapturedLog();
-    return {{StatusCode::SyntaxError, e.what()}, nullptr, 0};
+    return failed({StatusCode::SyntaxError, e.what()});
   } catch (...) {
     detail::clearCapturedLog();
-    return {{StatusCode::Internal, "unknown error while reading the molecule"}, nullptr, 0};
+    return failed({StatusCode::Internal, "unknown error while reading the molecule"});
   }
 }
 
@@ -138,16 +175,36 @@ ParsedMolecule guarded(Fn&& parse, const ParseOptions& options, const char* what
 
 ParsedMolecule parseSmiles(std::string_view smiles, const ParseOptions& options) {
   smiles = trim(smiles);
-  if (smiles.empty()) return {{StatusCode::Empty, "empty SMILES"}, nullptr, 0};
-  if (Status pre = preCheck(smiles, options); !pre.isOk()) return {pre, nullptr, 0};
+  if (smiles.empty()) return failed({StatusCode::Empty, "empty SMILES"});
+  if (Status pre = preCheck(smiles, options); !pre.isOk()) return failed(pre);
   const std::string text(smiles);
   return guarded([&] { return smilesToMolFast(text); }, options, "SMILES");
 }
 
 ParsedMolecule parseMolBlock(std::string_view molblock, const ParseOptions& options) {
-  if (trim(molblock).empty()) return {{StatusCode::Empty, "empty record"}, nullptr, 0};
+  if (trim(molblock).empty()) return failed({StatusCode::Empty, "empty record"});
   const std::string text(molblock);
   return guarded([&] { return RDKit::MolBlockToMol(text, true, true); }, options, "molblock");
+}
+
+MolPtr parseSmilesUnsanitized(std::string_view smiles) {
+  smiles = trim(smiles);
+  if (smiles.empty() || !preCheck(smiles, {}).isOk()) return nullptr;
+  detail::installLogCapture();
+  try {
+    RDKit::SmilesParserParams params;
+    params.sanitize = false;
+    params.removeHs = false;
+    std::unique_ptr<RDKit::RWMol> mol(RDKit::SmilesToMol(std::string(smiles), params));
+    detail::clearCapturedLog();
+    if (!mol || mol->getNumAtoms() == 0) return nullptr;
+    mol->updatePropertyCache(false);
+    RDKit::MolOps::fastFindRings(*mol);
+    return MolPtr(mol.release());
+  } catch (...) {
+    detail::clearCapturedLog();
+    return nullptr;
+  }
 }
 
 std::string canonicalSmiles(const RDKit::ROMol* mol) {

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 
@@ -26,11 +27,18 @@ struct ParsedMolecule {
   Status status;
   MolPtr mol;  // null unless status is ok
   int num_atoms = 0;
+  // For chemistry errors: the atoms RDKit could not make sense of (0-based, in the input's atom
+  // order); the status message numbers them from 1, as the app's atom tables do.
+  std::vector<int> problem_atoms;
 };
 
 // Never throw. Thread-safe: RDKit's messages are captured per thread.
 ParsedMolecule parseSmiles(std::string_view smiles, const ParseOptions& options = {});
 ParsedMolecule parseMolBlock(std::string_view molblock, const ParseOptions& options = {});
+
+// The SMILES as written, without sanitization (no valence or aromaticity checks), with ring
+// information: for drawing a molecule that failed with a chemistry error. Null on syntax errors.
+MolPtr parseSmilesUnsanitized(std::string_view smiles);
 
 // Canonical SMILES of a parsed molecule ("" for null).
 std::string canonicalSmiles(const RDKit::ROMol* mol);

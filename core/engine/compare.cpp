@@ -219,6 +219,19 @@ std::string CompareMode::label() const {
   return out.str();
 }
 
+std::string CompareMode::description(const char* separator) const {
+  static const char* kPrecisionWords[] = {"FP32", "BF16 mixed precision", "FP16 mixed precision", "INT8 weights"};
+  std::ostringstream out;
+  out << kPrecisionWords[static_cast<int>(precision)];
+  if (checkpoint_ratio >= 1.0) {
+    out << separator << "every layer recomputed";
+  } else if (checkpoint_ratio > 0) {
+    out << separator << std::lround(checkpoint_ratio * 100.0) << " % of layers recomputed";
+  }
+  out << separator << "batch " << batch_size;
+  return out.str();
+}
+
 Result<std::vector<CompareMode>> parseModes(const std::string& list, int default_batch) {
   std::vector<CompareMode> modes;
   std::istringstream in(list);

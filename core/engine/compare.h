@@ -31,6 +31,8 @@ struct CompareMode {
   double checkpoint_ratio = 0.0;
   int batch_size = 32;
   std::string label() const;  // "bf16+ckpt=0.5+bs=64" (the parts that differ from the defaults)
+  // The same in words, for people: "BF16 mixed precision · 50 % of layers recomputed · batch 64".
+  std::string description(const char* separator = " · ") const;
 };
 
 // "fp32,bf16+ckpt=0.5,int8+bs=64": PRECISION[+ckpt=R][+bs=N], comma-separated; N defaults to

@@ -40,7 +40,8 @@ std::string unseenAtoms(const chem::DomainFeatures& f, const std::vector<uint32_
   for (size_t a = 0; a < env.size(); ++a) {
     if (env[a] == 0 || contains(seen, env[a])) continue;
     if (!list.empty()) list += ", ";
-    list += elementSymbol(a < f.atomic_numbers.size() ? f.atomic_numbers[a] : 0) + std::to_string(a);
+    // Numbered from 1 in the SMILES' atom order, as the app's atom tables and depictions number them.
+    list += elementSymbol(a < f.atomic_numbers.size() ? f.atomic_numbers[a] : 0) + std::to_string(a + 1);
     atoms.push_back(static_cast<int>(a));
   }
   return list;

@@ -52,6 +52,10 @@ TEST(Compare, ParsesModesAndRefusesBadOnes) {
   EXPECT_DOUBLE_EQ(m.value()[1].checkpoint_ratio, 0.5);
   EXPECT_EQ(m.value()[2].batch_size, 64);
   EXPECT_EQ(m.value()[1].label(), "bf16+ckpt=0.5+bs=16");
+  // The words the app shows instead of the code.
+  EXPECT_EQ(m.value()[1].description(), "BF16 mixed precision · 50 % of layers recomputed · batch 16");
+  EXPECT_EQ(engine::parseModes("int8+ckpt=1+bs=8").value()[0].description("\n"), "INT8 weights\nevery layer recomputed\nbatch 8");
+  EXPECT_EQ(engine::parseModes("fp32").value()[0].description(), "FP32 · batch 32");
   for (const char* bad : {"", "fp64", "fp32+ckpt=2", "fp32+bs=0", "bf16+fast"}) EXPECT_FALSE(engine::parseModes(bad).isOk()) << bad;
 }
 

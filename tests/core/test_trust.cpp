@@ -82,7 +82,7 @@ TEST(TrustDomain, EachDefectGetsItsBandAndReason) {
   // training (the carbonyl changes its neighbours' environments too): two or more such atoms are out.
   const auto acid = assess("CC(=O)O");
   EXPECT_EQ(acid.band, predict::DomainBand::Out);
-  EXPECT_TRUE(hasReason(acid, "radius-1 environment never in training at atom C0, C1, O2, O3")) << ::testing::PrintToString(acid.reasons);
+  EXPECT_TRUE(hasReason(acid, "radius-1 environment never in training at atom C1, C2, O3, O4")) << ::testing::PrintToString(acid.reasons);
   EXPECT_FALSE(hasReason(acid, "element"));
   // Butanol with some of its atoms given environments training never had.
   auto altered = [&](std::vector<std::pair<int, int>> changes) {
@@ -92,17 +92,17 @@ TEST(TrustDomain, EachDefectGetsItsBandAndReason) {
     a.assessDomain(f, r);
     return r;
   };
-  const auto one = altered({{2, 1}});  // one atom: borderline, that atom named and listed
+  const auto one = altered({{2, 1}});  // one atom: borderline, that atom named (from 1) and listed (index from 0)
   EXPECT_EQ(one.band, predict::DomainBand::Borderline);
-  EXPECT_TRUE(hasReason(one, "radius-1 environment never in training at atom C2")) << ::testing::PrintToString(one.reasons);
+  EXPECT_TRUE(hasReason(one, "radius-1 environment never in training at atom C3")) << ::testing::PrintToString(one.reasons);
   EXPECT_EQ(one.unseen_atoms, std::vector<int>{2});
   const auto two = altered({{2, 1}, {4, 1}});
   EXPECT_EQ(two.band, predict::DomainBand::Out);
-  EXPECT_TRUE(hasReason(two, "at atom C2, O4"));
+  EXPECT_TRUE(hasReason(two, "at atom C3, O5"));
   // A new radius-2 environment alone is listed but does not lower the band.
   const auto note = altered({{1, 2}});
   EXPECT_EQ(note.band, predict::DomainBand::In);
-  EXPECT_TRUE(hasReason(note, "radius-2 environment never in training at atom C1"));
+  EXPECT_TRUE(hasReason(note, "radius-2 environment never in training at atom C2"));
 }
 
 TEST(TrustDomain, SimilarityThresholdsSetTheBand) {
