@@ -2,12 +2,19 @@
 // slim and base Graphormer (random weights) on RDKit's NCI molecules, for every precision, batch
 // size and with/without length bucketing; plus large FP32/BF16 GEMMs timed in the same run so the
 // model's achieved FLOP/s reads as a fraction of what this machine's matrix multiply can do.
+// Each precision's predictions are compared with FP32's at the same batch setting (max and mean
+// |Δ|, in the model's output units). "bf16-autocast" (or "fp16-autocast") runs 16-bit by LibTorch
+// autocast over the fp32 weights instead of the 16-bit weight copies, for before/after figures.
+// Batches follow the planner's defaults (token budgets) unless --no-token-budget.
 // Prints a table; never fails on time.
 //   bench_inference [--input FILE.smi] [--molecules N] [--threads N] [--models slim,base,default]
-//                   [--batches 1,8,32,128] [--precisions fp32,bf16,int8] [--repeats N]
+//                   [--batches 1,8,32,128] [--precisions fp32,bf16,int8,bf16-autocast] [--repeats N]
+//                   [--bucketing yes|no|both] [--no-token-budget 1]
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -41,6 +48,8 @@ struct Args {
   int molecules = 512;
   int threads = 1;
   int repeats = 1;
+  std::string bucketing = "both";
+  bool token_budget = true;
   std::vector<std::string> models{"slim", "base"}, batches{"1", "8", "32", "128"}, precisions{"fp32", "bf16", "int8"};
 };
 
@@ -55,6 +64,8 @@ Args parseArgs(int argc, char** argv) {
     else if (k == "--models") a.models = split(v);
     else if (k == "--batches") a.batches = split(v);
     else if (k == "--precisions") a.precisions = split(v);
+    else if (k == "--bucketing") a.bucketing = v;
+    else if (k == "--no-token-budget") a.token_budget = v == "0";
   }
   return a;
 }
@@ -68,6 +79,24 @@ double gemmFlops(int64_t n, torch::ScalarType dtype) {
   for (int r = 0; r < 3; ++r) {
     const auto t0 = Clock::now();
     auto c = torch::mm(a, b);
+    best = std::min(best, seconds(t0, Clock::now()));
+  }
+  return 2.0 * n * n * n / best;
+}
+
+// INT8 rate of the same product through the dynamic-quantisation kernel the model uses.
+double int8GemmOps(int64_t n) {
+  c10::InferenceMode guard;
+  gs::model::Linear linear(n, n);
+  std::string error;
+  if (!linear->quantizeInt8(&error)) return 0;
+  linear->eval();
+  auto x = torch::randn({n, n});
+  linear(x);
+  double best = 1e30;
+  for (int r = 0; r < 3; ++r) {
+    const auto t0 = Clock::now();
+    auto y = linear(x);
     best = std::min(best, seconds(t0, Clock::now()));
   }
   return 2.0 * n * n * n / best;
@@ -98,6 +127,8 @@ Molecules loadMolecules(const std::string& path, int n) {
 struct RunResult {
   double molecules_per_s = 0, featurize_share = 0, flops_per_s = 0, padding = 0;
   int64_t peak_tensor = 0;
+  size_t batches = 0;
+  std::vector<float> values;  // first output per molecule (NaN where a row failed)
 };
 
 RunResult run(gs::engine::InferenceSession& session, const Molecules& mols, int repeats) {
@@ -118,7 +149,7 @@ RunResult run(gs::engine::InferenceSession& session, const Molecules& mols, int 
     }
     gs::engine::RunCallbacks cb;
     cb.memory = tracker;
-    session.predict(ptrs, cb);
+    const auto predictions = session.predict(ptrs, cb);
     const auto t2 = Clock::now();
     const double total = seconds(t0, t2);
     if (total < best_time) {
@@ -137,6 +168,9 @@ RunResult run(gs::engine::InferenceSession& session, const Molecules& mols, int 
       best.flops_per_s = flops / seconds(t1, t2);
       best.padding = static_cast<double>(padded) / real;
       best.peak_tensor = tracker->peak();
+      best.batches = plan.size();
+      best.values.clear();
+      for (const auto& p : predictions) best.values.push_back(p.status.isOk() ? p.values[0] : std::nanf(""));
     }
   }
   return best;
@@ -155,6 +189,68 @@ gs::Result<gs::model::LoadedModel> loadBenchModel(const std::string& name) {
   return loaded;
 }
 
+struct GemmRates {
+  double fp32, bf16, int8;
+};
+
+// Max and mean |a - b| over the rows both predicted.
+std::pair<double, double> deltas(const std::vector<float>& a, const std::vector<float>& b) {
+  double mx = 0, sum = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    if (std::isnan(a[i]) || std::isnan(b[i])) continue;
+    const double d = std::abs(static_cast<double>(a[i]) - b[i]);
+    mx = std::max(mx, d);
+    sum += d;
+    ++n;
+  }
+  return {mx, n ? sum / double(n) : 0.0};
+}
+
+// Every precision at one batch setting; FP32 first, as the reference of the |Δ| columns.
+void benchBatchSetting(const gs::model::LoadedModel& loaded, const std::string& name, const Molecules& mols, const Args& args,
+                       bool bucketing, int batch, const GemmRates& gemm) {
+  std::vector<std::string> precisions{"fp32"};
+  for (const auto& p : args.precisions)
+    if (p != "fp32") precisions.push_back(p);
+  std::vector<float> reference;
+  for (const auto& prec : precisions) {
+    const bool autocast = prec.size() > 9 && prec.compare(prec.size() - 9, 9, "-autocast") == 0;
+    const auto parsed = gs::tensor::parsePrecision(autocast ? prec.substr(0, prec.size() - 9) : prec);
+    if (!parsed.isOk()) continue;
+    const gs::tensor::Precision p = parsed.value();
+    gs::engine::SessionOptions o;
+    o.precision = p;
+    o.autocast = autocast;
+    o.threads = args.threads;
+    o.plan.max_batch_size = batch;
+    o.plan.bucketing = bucketing;
+    if (!args.token_budget) o.plan.max_padded_nodes = o.plan.max_attention_cells = 0;
+    auto session = gs::engine::InferenceSession::create(loaded, o);
+    if (!session.isOk()) {
+      std::printf("%-7s %-13s %5d: %s\n", name.c_str(), prec.c_str(), batch, session.status().message().c_str());
+      continue;
+    }
+    // warm-up: first-call kernel selection and allocator growth are not what a screen sees
+    std::vector<gs::chem::MoleculeRow> warm;
+    for (size_t i = 0; i < std::min<size_t>(mols.records.size(), static_cast<size_t>(batch)); ++i)
+      warm.push_back(gs::chem::featurizeRecord(mols.records[i]));
+    std::vector<const gs::graph::Featurized*> wp;
+    for (const auto& w : warm) wp.push_back(&*w.features);
+    session.value()->predict(wp);
+    const RunResult r = run(*session.value(), mols, args.repeats);
+    if (reference.empty()) reference = r.values;
+    const auto [max_d, mean_d] = deltas(r.values, reference);
+    const double rate = p == gs::tensor::Precision::BF16 || p == gs::tensor::Precision::FP16 ? gemm.bf16
+                        : p == gs::tensor::Precision::INT8                                     ? gemm.int8
+                                                                                               : gemm.fp32;
+    std::printf("%-7s %-13s %5d %-6s %7zu %9.1f %5.1f%% %8.2f %9.1f %6.1f%% %8.1f %9.2e %9.2e\n", name.c_str(), prec.c_str(), batch,
+                bucketing ? "yes" : "no", r.batches, r.molecules_per_s, 100 * r.featurize_share, r.padding, r.flops_per_s / 1e9,
+                100 * r.flops_per_s / rate, r.peak_tensor / 1048576.0, max_d, mean_d);
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -167,51 +263,26 @@ int main(int argc, char** argv) {
   }
   const double fp32_gemm = gemmFlops(2048, torch::kFloat);
   const double bf16_gemm = gemmFlops(2048, torch::kBFloat16);
-  std::printf("LibTorch %s, %d thread(s), %zu NCI molecules from %s\n", gs::compat::torchVersion().c_str(),
-              at::get_num_threads(), mols.records.size(), args.input.c_str());
-  std::printf("GEMM 2048^3: fp32 %.1f GFLOP/s, bf16 %.1f GFLOP/s (%.2fx)\n\n", fp32_gemm / 1e9, bf16_gemm / 1e9,
-              bf16_gemm / fp32_gemm);
-  std::printf("%-5s %-5s %5s %-8s %9s %9s %8s %10s %9s %8s\n", "model", "prec", "batch", "bucket", "mol/s",
-              "feat%", "padding", "GFLOP/s", "%GEMM", "peakMiB");
+  const double int8_gemm = int8GemmOps(2048);
+  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
+  std::printf("LibTorch %s, %d thread(s), %zu NCI molecules from %s, OPENBLAS_CORETYPE=%s\n", gs::compat::torchVersion().c_str(),
+              at::get_num_threads(), mols.records.size(), args.input.c_str(), coretype ? coretype : "(unset)");
+  std::printf("GEMM 2048^3: fp32 %.1f GFLOP/s, bf16 %.1f GFLOP/s (%.2fx), int8 %.1f GOP/s (%.2fx)\n\n", fp32_gemm / 1e9,
+              bf16_gemm / 1e9, bf16_gemm / fp32_gemm, int8_gemm / 1e9, int8_gemm / fp32_gemm);
+  std::printf("%-7s %-13s %5s %-6s %7s %9s %6s %8s %9s %7s %8s %9s %9s\n", "model", "prec", "batch", "bucket", "batches", "mol/s",
+              "feat%", "padding", "GFLOP/s", "%GEMM", "peakMiB", "max|d|", "mean|d|");
+  const std::vector<bool> bucketings = args.bucketing == "yes" ? std::vector<bool>{true}
+                                       : args.bucketing == "no" ? std::vector<bool>{false}
+                                                                : std::vector<bool>{true, false};
   for (const auto& name : args.models) {
     auto loaded_model = loadBenchModel(name);
     if (!loaded_model.isOk()) {
       std::fprintf(stderr, "%s\n", loaded_model.status().message().c_str());
       return 1;
     }
-    const gs::model::LoadedModel& loaded = loaded_model.value();
-    for (const auto& prec : args.precisions) {
-      const auto parsed = gs::tensor::parsePrecision(prec);
-      if (!parsed.isOk()) continue;
-      const gs::tensor::Precision p = parsed.value();
-      for (bool bucketing : {true, false}) {
-        for (const auto& batch : args.batches) {
-          gs::engine::SessionOptions o;
-          o.precision = p;
-          o.threads = args.threads;
-          o.plan.max_batch_size = std::stoi(batch);
-          o.plan.bucketing = bucketing;
-          auto session = gs::engine::InferenceSession::create(loaded, o);
-          if (!session.isOk()) {
-            std::printf("%-5s %-5s %5s: %s\n", name.c_str(), prec.c_str(), batch.c_str(), session.status().message().c_str());
-            continue;
-          }
-          // warm-up: first-call kernel selection and allocator growth are not what a screen sees
-          std::vector<gs::chem::MoleculeRow> warm;
-          for (size_t i = 0; i < std::min<size_t>(mols.records.size(), std::stoul(batch)); ++i)
-            warm.push_back(gs::chem::featurizeRecord(mols.records[i]));
-          std::vector<const gs::graph::Featurized*> wp;
-          for (const auto& w : warm) wp.push_back(&*w.features);
-          session.value()->predict(wp);
-          const RunResult r = run(*session.value(), mols, args.repeats);
-          const double gemm = p == gs::tensor::Precision::BF16 ? bf16_gemm : fp32_gemm;
-          std::printf("%-5s %-5s %5s %-8s %9.1f %8.1f%% %8.2f %10.1f %8.1f%% %8.1f\n", name.c_str(), prec.c_str(),
-                      batch.c_str(), bucketing ? "yes" : "no", r.molecules_per_s, 100 * r.featurize_share, r.padding,
-                      r.flops_per_s / 1e9, 100 * r.flops_per_s / gemm, r.peak_tensor / 1048576.0);
-          std::fflush(stdout);
-        }
-      }
-    }
+    for (bool bucketing : bucketings)
+      for (const auto& batch : args.batches) benchBatchSetting(loaded_model.value(), name, mols, args, bucketing, std::stoi(batch),
+                                                              {fp32_gemm, bf16_gemm, int8_gemm});
   }
   return 0;
 }

@@ -22,8 +22,8 @@ std::vector<Batch> planBatches(const std::vector<int>& sizes, const PlanOptions&
     int current_max = 0;
     for (int idx : order) {
       const int new_max = std::max(current_max, sizes[idx]);
-      const bool over_tokens = options.max_padded_nodes > 0 && !current.empty() &&
-                               static_cast<int64_t>(current.size() + 1) * new_max > options.max_padded_nodes;
+      const bool over_tokens =
+          !current.empty() && !withinTokenBudget(static_cast<int64_t>(current.size()) + 1, new_max, options);
       if (static_cast<int>(current.size()) == cap || over_tokens) {
         batches.push_back(std::move(current));
         current.clear();
@@ -35,6 +35,13 @@ std::vector<Batch> planBatches(const std::vector<int>& sizes, const PlanOptions&
     if (!current.empty()) batches.push_back(std::move(current));
   }
   return batches;
+}
+
+bool withinTokenBudget(int64_t molecules, int max_atoms, const PlanOptions& options) {
+  const int64_t n = max_atoms;
+  if (options.max_padded_nodes > 0 && molecules * n > options.max_padded_nodes) return false;
+  if (options.max_attention_cells > 0 && molecules * n * n > options.max_attention_cells) return false;
+  return true;
 }
 
 int64_t paddedNodes(const std::vector<Batch>& batches, const std::vector<int>& sizes) {

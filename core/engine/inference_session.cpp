@@ -22,7 +22,8 @@ bool operator==(const SessionOptions& a, const SessionOptions& b) {
   return a.precision == b.precision && a.device == b.device && a.threads == b.threads && a.convention == b.convention &&
          a.spatial_pos_max == b.spatial_pos_max && a.plan.max_batch_size == b.plan.max_batch_size &&
          a.plan.bucketing == b.plan.bucketing && a.plan.window == b.plan.window &&
-         a.plan.max_padded_nodes == b.plan.max_padded_nodes && a.memory_budget_bytes == b.memory_budget_bytes;
+         a.plan.max_padded_nodes == b.plan.max_padded_nodes && a.plan.max_attention_cells == b.plan.max_attention_cells &&
+         a.memory_budget_bytes == b.memory_budget_bytes && a.autocast == b.autocast;
 }
 
 graph::CollateOptions collateOptionsFor(const bundle::GraphormerConfig& config, const bundle::ModelMetadata& metadata,
@@ -49,7 +50,8 @@ Status admit(const graph::Featurized* molecule, const bundle::GraphormerConfig& 
 
 struct InferenceSession::Impl {
   model::LoadedModel shared;       // the loaded model: its module is only read
-  model::Graphormer own{nullptr};  // this session's module (int8 packing, another device), or none
+  model::Graphormer own{nullptr};  // this session's module (int8, 16-bit weights, another device), or none
+  torch::ScalarType own_dtype = torch::kFloat;  // the 16-bit copies `own` holds, or kFloat
   SessionOptions options;
   graph::CollateOptions collate;
   torch::Device device{torch::kCPU};
@@ -57,7 +59,10 @@ struct InferenceSession::Impl {
   int64_t oom_retries = 0;
 
   model::GraphormerImpl& module() { return own ? *own : *shared.model; }
-  bool needsOwnCopy(Precision p) const { return !device.is_cpu() || p == Precision::INT8 || shared.model->is_training(); }
+  bool halfWeights(Precision p) const { return (p == Precision::BF16 || p == Precision::FP16) && !options.autocast; }
+  bool needsOwnCopy(Precision p) const {
+    return !device.is_cpu() || p == Precision::INT8 || halfWeights(p) || shared.model->is_training();
+  }
   Status prepare(Precision p);
   torch::Tensor forward(const tensor::GraphBatch& batch);
   void scatter(const torch::Tensor& raw, const data::Batch& batch, std::vector<Prediction>& out) const;
@@ -66,19 +71,24 @@ struct InferenceSession::Impl {
                                 std::vector<Prediction>& out);
 };
 
-// The module this precision runs on: the shared one, or this session's copy made once.
+// The module this precision runs on: the shared one, or this session's copy made once (on another
+// device, remade when 16-bit weights replaced its fp32 ones).
 Status InferenceSession::Impl::prepare(Precision p) {
   if (!needsOwnCopy(p)) {
     own = nullptr;
     return Status::ok();
   }
+  const bool on_device = !device.is_cpu();
+  const auto dtype = halfWeights(p) ? (p == Precision::FP16 ? torch::kHalf : torch::kBFloat16) : torch::kFloat;
+  if (own && on_device && own_dtype != torch::kFloat && own_dtype != dtype) own = nullptr;  // its fp32 weights are gone
   if (!own) {
     try {
-      // On the CPU the session's module shares the loaded weights (int8 adds only its packed
-      // copy); another device, or unmerged adapters, need a real copy.
-      const bool share = device.is_cpu() && !model::hasLora(*shared.model);
+      // On the CPU the session's module shares the loaded weights (int8 and 16-bit add only their
+      // copies); another device, or unmerged adapters, need a real copy.
+      const bool share = !on_device && !model::hasLora(*shared.model);
       own = model::Graphormer(share ? shared.model->sharingWeights() : shared.model->copyAs(torch::kFloat, device));
       own->eval();
+      own_dtype = torch::kFloat;
     } catch (const c10::Error& e) {
       return Status(StatusCode::OutOfMemory, std::string("cannot copy the model to ") + device.str() + ": " + e.what_without_backtrace());
     } catch (const std::bad_alloc&) {
@@ -87,13 +97,18 @@ Status InferenceSession::Impl::prepare(Precision p) {
   }
   std::string error;
   if (!own->setInt8(p == Precision::INT8, &error)) return {StatusCode::InvalidArgument, error};
+  if (own_dtype != dtype || dtype == torch::kFloat) {
+    own->setHalfWeights(dtype);
+    if (on_device && dtype != torch::kFloat) own->releaseFloatWeights();  // a private copy: keep only 16 bits
+    own_dtype = dtype;
+  }
   return Status::ok();
 }
 
 torch::Tensor InferenceSession::Impl::forward(const tensor::GraphBatch& batch) {
   c10::InferenceMode inference;  // thread-local: set on the thread that runs the model
   const Precision p = options.precision;
-  const bool autocast = p == Precision::BF16 || p == Precision::FP16;
+  const bool autocast = (p == Precision::BF16 || p == Precision::FP16) && options.autocast;
   compat::AutocastGuard guard(device.type(), p == Precision::FP16 ? torch::kHalf : torch::kBFloat16, autocast);
   auto out = module().forward(device.is_cpu() ? batch : batch.to(device));
   return out.to(torch::kCPU, torch::kFloat);

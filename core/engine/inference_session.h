@@ -2,12 +2,18 @@
 // An inference session runs one loaded model on one device in one precision and predicts
 // featurized molecules in planner batches. This header is LibTorch-free.
 //
-// Sharing: a session never changes the model it was created from. On the CPU in FP32, BF16 or
-// FP16 it runs the loaded module itself, read-only (the loader leaves it in eval mode). For INT8
-// (packed weights) or a module in training mode it makes a module of its own once, whose
-// parameters are the loaded tensors (no copy; int8 adds only its packed weights); on another
-// device it copies the weights there. So any number of sessions, on any threads, may be created
-// from one loaded model.
+// Precision: BF16/FP16 run the encoder's matrix products with 16-bit copies of their weights
+// made once when the precision is set (model::LinearImpl), inputs cast to 16 bits, fp32
+// accumulation; embeddings, the attention bias, attention scores and softmax, layer norms, the
+// residual stream and the head stay fp32. `autocast` instead runs LibTorch's autocast over the
+// fp32 weights (every product casts its weights on every call), the path training uses.
+//
+// Sharing: a session never changes the model it was created from. On the CPU in FP32 (or 16-bit
+// autocast) it runs the loaded module itself, read-only (the loader leaves it in eval mode). For
+// INT8 or 16-bit weights, or a module in training mode, it makes a module of its own once, whose
+// parameters are the loaded tensors (no copy; it adds only its packed int8 or 16-bit weights); on
+// another device it copies the weights there (16-bit: only the 16-bit copies stay). So any number
+// of sessions, on any threads, may be created from one loaded model.
 //
 // Thread-safety: a session is used by one thread at a time (any thread: InferenceMode and the
 // autocast state are set up on the calling thread for each call). Progress and cancellation
@@ -50,6 +56,8 @@ struct SessionOptions {
   // predict call); a molecule that alone would exceed it gets out_of_memory. plan.max_batch_size
   // still caps the batch.
   int64_t memory_budget_bytes = 0;
+  // BF16/FP16 by autocast over the fp32 weights instead of 16-bit weight copies (see above).
+  bool autocast = false;
 };
 bool operator==(const SessionOptions& a, const SessionOptions& b);
 inline bool operator!=(const SessionOptions& a, const SessionOptions& b) { return !(a == b); }

@@ -1,5 +1,7 @@
 #include "model/attention_kernels.h"
 
+#include "model/cpu_clones.h"
+
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -13,11 +15,6 @@ extern "C" void sgemm_(const char* transa, const char* transb, const int* m, con
                        const float* beta, float* c, const int* ldc);
 #endif
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define GS_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define GS_CPU_CLONES
-#endif
 
 namespace gs::model::kernels {
 namespace {

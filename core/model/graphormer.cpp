@@ -141,9 +141,21 @@ std::vector<Linear> GraphormerImpl::linears() {
   return out;
 }
 
+bool GraphormerImpl::isHead(const Linear& linear) const {
+  return linear.get() == classifier->classifier.get() || linear.get() == encoder->lm_head_transform_weight.get();
+}
+
+void GraphormerImpl::setHalfWeights(c10::ScalarType dtype) {
+  for (auto& linear : linears()) linear->setHalfWeights(isHead(linear) ? torch::kFloat : dtype);
+}
+
+void GraphormerImpl::releaseFloatWeights() {
+  for (auto& linear : linears()) linear->releaseFloatWeight();
+}
+
 bool GraphormerImpl::setInt8(bool enable, std::string* error) {
   for (auto& linear : linears()) {
-    if (!enable || linear.get() == classifier->classifier.get() || linear.get() == encoder->lm_head_transform_weight.get()) {
+    if (!enable || isHead(linear)) {
       linear->dropInt8();
     } else if (!linear->quantizeInt8(error)) {
       for (auto& l : linears()) l->dropInt8();

@@ -85,8 +85,14 @@ class GraphormerImpl : public torch::nn::Module {
                                         const LayerRunner& runner = {});
   // Graphormer initialisation: Linear and Embedding weights N(0, 0.02), biases 0, padding rows 0.
   void initializeWeights(uint64_t seed);
-  // Packs every Linear for int8 dynamic quantisation (or drops the packing with enable = false).
+  // Packs every Linear but the head's for int8 (or drops the packing with enable = false).
   bool setInt8(bool enable, std::string* error);
+  // 16-bit copies (kBFloat16, kHalf) of every Linear's weights but the head's (which stays fp32:
+  // one row per molecule, where rounding would reach the prediction directly); kFloat drops them.
+  // Used in inference only; layer norms, embeddings, attention scores and softmax stay fp32.
+  void setHalfWeights(c10::ScalarType dtype);
+  // Frees the fp32 weights of the layers that have 16-bit copies (see LinearImpl).
+  void releaseFloatWeights();
   std::vector<Linear> linears();
   // A copy of the model with every parameter and buffer in `dtype` on `device` (LoRA adapters
   // merged into the copy's weights); the source is left as it is. With a 16-bit dtype and no
@@ -103,6 +109,7 @@ class GraphormerImpl : public torch::nn::Module {
   DecoderHead classifier{nullptr};
 
  private:
+  bool isHead(const Linear& linear) const;
   bundle::GraphormerConfig config_;
 };
 TORCH_MODULE(Graphormer);

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "model/row_kernels.h"
 #include "tensor/torch_compat.h"
 
 namespace gs::model {
@@ -29,6 +30,7 @@ void LinearImpl::addLora(int64_t rank, double alpha, at::Generator generator) {
   lora_B = register_parameter("lora_B", torch::zeros({out, rank}, weight.options()));
   lora_scale_ = alpha / static_cast<double>(rank);
   dropInt8();
+  setHalfWeights(torch::kFloat);
 }
 
 void LinearImpl::mergeLora() {
@@ -43,18 +45,86 @@ void LinearImpl::mergeLora() {
   lora_B = torch::Tensor();
   lora_scale_ = 0;
   dropInt8();
+  setHalfWeights(torch::kFloat);
 }
+
+int64_t stableRowCount(int64_t rows) {
+  if (rows <= 32) return 32;
+  int64_t octave = 1;
+  while (octave * 2 <= rows) octave *= 2;
+  const int64_t step = octave / 8;
+  return (rows + step - 1) / step * step;
+}
+
+namespace {
+const c10::OperatorHandle& dynamicLinearOp() {
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear_dynamic", "");
+  return op;
+}
+}  // namespace
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
   if (hasLora()) return torch::linear(x, weight, bias) + torch::linear(torch::linear(x, lora_A), lora_B) * lora_scale_;
-  if (packed_.isNone() || is_training() || x.requires_grad()) return torch::linear(x, weight, bias);
-  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear_dynamic", "");
-  const auto sizes = x.sizes().vec();
-  std::vector<c10::IValue> stack{x.reshape({-1, sizes.back()}).to(torch::kFloat).contiguous(), packed_, false};
-  op.callBoxed(&stack);
-  auto out_sizes = sizes;
-  out_sizes.back() = weight.size(0);
-  return stack[0].toTensor().view(out_sizes);
+  const bool inference = !is_training() && !x.requires_grad() && !torch::GradMode::is_enabled();
+  if (!inference || (packed_.isNone() && !weight16_.defined())) return torch::linear(x, weight, bias);
+  auto out_sizes = x.sizes().vec();
+  const auto x2d = x.reshape({-1, out_sizes.back()});
+  auto y = packed_.isNone() ? halfForward(x2d) : int8Forward(x2d);
+  out_sizes.back() = y.size(1);
+  return y.view(out_sizes);
+}
+
+// Rows padded (CPU) to a stable count and cast to the copies' dtype in one copy.
+torch::Tensor LinearImpl::halfForward(const torch::Tensor& x2d) {
+  const int64_t rows = x2d.size(0);
+  if (!x2d.device().is_cpu()) return torch::linear(x2d.to(weight16_.scalar_type()), weight16_, bias16_);
+  const int64_t padded = stableRowCount(rows);
+  auto input = torch::empty({padded, x2d.size(1)}, weight16_.options());
+  input.narrow(0, 0, rows).copy_(x2d);
+  input.narrow(0, rows, padded - rows).zero_();
+  return torch::linear(input, weight16_, bias16_).narrow(0, 0, rows);
+}
+
+// Per-row symmetric quantisation through the per-tensor dynamic kernel: every row is divided by
+// its max |x| (so it lies in [-1, 1]) and a sentinel row holding +1 and -1 fixes the tensor's range
+// to exactly [-1, 1]. The kernel then quantises every row with the same scale (2/255) whatever the
+// batch, its integer product is exact, and the row's own scale is multiplied back with the fp32
+// bias: a row's result depends on that row alone. The fixed range also means oneDNN sees the same
+// quantisation parameters on every call and reuses its kernel for the (stable) shape.
+torch::Tensor LinearImpl::int8Forward(const torch::Tensor& x2d) {
+  const auto x = x2d.to(torch::kFloat).contiguous();
+  const int64_t rows = x.size(0), cols = x.size(1);
+  const int64_t padded = stableRowCount(rows + 1);
+  auto input = torch::empty({padded, cols}, x.options());
+  auto scales = torch::empty({rows}, x.options());
+  kernels::scaleRows(x.data_ptr<float>(), input.data_ptr<float>(), scales.data_ptr<float>(), rows, cols);
+  input.narrow(0, rows, padded - rows).zero_();
+  float* sentinel = input.data_ptr<float>() + rows * cols;
+  sentinel[0] = 1.f;
+  sentinel[cols > 1 ? 1 : 0] = cols > 1 ? -1.f : 1.f;
+  std::vector<c10::IValue> stack{input, packed_, false};
+  dynamicLinearOp().callBoxed(&stack);
+  auto out = stack[0].toTensor().contiguous();
+  const float* b = bias.defined() ? bias.data_ptr<float>() : nullptr;
+  kernels::unscaleRows(out.data_ptr<float>(), scales.data_ptr<float>(), b, rows, out.size(1), out.size(1));
+  return out.narrow(0, 0, rows);
+}
+
+void LinearImpl::releaseFloatWeight() {
+  if (!weight16_.defined()) return;
+  torch::NoGradGuard no_grad;
+  weight.set_data(torch::empty({0}, weight.options()));
+}
+
+void LinearImpl::setHalfWeights(c10::ScalarType dtype) {
+  torch::NoGradGuard no_grad;
+  if (dtype == torch::kFloat) {
+    weight16_ = torch::Tensor();
+    bias16_ = torch::Tensor();
+    return;
+  }
+  weight16_ = weight.detach().to(dtype).contiguous();
+  bias16_ = bias.defined() ? bias.detach().to(dtype) : torch::Tensor();
 }
 
 bool LinearImpl::quantizeInt8(std::string* error) {
@@ -67,7 +137,7 @@ bool LinearImpl::quantizeInt8(std::string* error) {
     const auto zero_points = torch::zeros({w.size(0)}, torch::kLong);
     const auto qweight = torch::quantize_per_channel(w, scales, zero_points, 0, torch::kQInt8);
     static const auto prepack = c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear_prepack", "");
-    std::vector<c10::IValue> stack{qweight, bias.defined() ? c10::IValue(bias.detach().to(torch::kFloat)) : c10::IValue()};
+    std::vector<c10::IValue> stack{qweight, c10::IValue()};  // the bias is added in fp32 after the per-row rescale
     prepack.callBoxed(&stack);
     packed_ = stack[0];
     return true;

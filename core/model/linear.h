@@ -1,8 +1,15 @@
 #pragma once
-// A Linear layer with the parameter names of torch.nn.Linear ("weight", "bias") that can also run
-// as a dynamically quantised int8 layer (weights int8 per output channel, activations quantised
-// per batch). The fp32 weights stay, so a model switches between precisions without reloading.
-// Optionally carries a LoRA adapter (low-rank update, parameters "lora_A" and "lora_B").
+// A Linear layer with the parameter names of torch.nn.Linear ("weight", "bias") that can also run,
+// in inference (no gradients), with reduced-precision weights made once:
+//   - 16-bit (bf16, or fp16 on CUDA): a copy of weight and bias in that dtype; the input is cast to
+//     it and the product accumulates in fp32 (oneDNN, cuBLAS), its output is 16-bit.
+//   - int8: weights int8 per output channel, activations quantised per row (per token) with a
+//     symmetric scale, so a row's result never depends on the other rows of the batch.
+// On the CPU both pad the rows of the product to a few stable counts (stableRowCount), so that
+// oneDNN, which builds a kernel per shape, reuses its kernels instead of building one per batch.
+// The fp32 weights stay, so a model switches between precisions without reloading; training and
+// gradient computation always use them. Optionally carries a LoRA adapter (low-rank update,
+// parameters "lora_A" and "lora_B").
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
@@ -18,6 +25,12 @@ class LinearImpl : public torch::nn::Module {
   bool quantizeInt8(std::string* error);
   void dropInt8() { packed_ = c10::IValue(); }
   bool isInt8() const { return !packed_.isNone(); }
+  // 16-bit copies of the current weights (kBFloat16 or kHalf), or none with kFloat.
+  void setHalfWeights(c10::ScalarType dtype);
+  bool hasHalfWeights() const { return weight16_.defined(); }
+  // Frees the fp32 weight of a layer that has 16-bit copies (a private inference copy on a GPU);
+  // the layer then runs in inference only, and its 16-bit copies cannot be remade.
+  void releaseFloatWeight();
 
   // LoRA: y = W x + b + (alpha / rank) B (A x), A [rank, in] drawn like a Linear weight from
   // `generator`, B [out, rank] zero, so a fresh adapter leaves the output unchanged.
@@ -33,9 +46,18 @@ class LinearImpl : public torch::nn::Module {
   torch::Tensor lora_A, lora_B;  // undefined without an adapter
 
  private:
-  c10::IValue packed_;
+  torch::Tensor int8Forward(const torch::Tensor& x2d);
+  torch::Tensor halfForward(const torch::Tensor& x2d);
+
+  c10::IValue packed_;  // int8 weights without the bias (added in fp32 after the per-row rescale)
+  torch::Tensor weight16_, bias16_;
   double lora_scale_ = 0;
 };
 TORCH_MODULE(Linear);
+
+// The row count a product of `rows` rows is padded to on the CPU: at least 32, and at most 1/8
+// (12.5 %) more, from 8 steps per power of two; so oneDNN meets a few dozen shapes, not one per
+// batch.
+int64_t stableRowCount(int64_t rows);
 
 }  // namespace gs::model
