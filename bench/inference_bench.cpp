@@ -7,7 +7,7 @@
 // autocast over the fp32 weights instead of the 16-bit weight copies, for before/after figures.
 // Batches follow the planner's defaults (token budgets) unless --no-token-budget.
 // Prints a table; never fails on time.
-//   bench_inference [--input FILE.smi] [--molecules N] [--threads N] [--models slim,base,default]
+//   bench_inference [--input FILE.smi] [--molecules N] [--threads N] [--models slim,base,default,w256]
 //                   [--batches 1,8,32,128] [--precisions fp32,bf16,int8,bf16-autocast] [--repeats N]
 //                   [--bucketing yes|no|both] [--no-token-budget 1]
 #include <torch/torch.h>
@@ -176,11 +176,18 @@ RunResult run(gs::engine::InferenceSession& session, const Molecules& mols, int 
   return best;
 }
 
-// "default": the bundled default model (trained weights); a preset name: random weights.
+// "default": the bundled default model (trained weights); a preset name, or "wN" (the base
+// architecture N wide, N/32 heads: the width at which INT8 starts to pay): random weights.
 gs::Result<gs::model::LoadedModel> loadBenchModel(const std::string& name) {
   if (name == "default") return gs::model::openModel(gs::bundle::ModelSource{});
-  auto config = gs::bundle::GraphormerConfig::preset(name);
+  auto config = gs::bundle::GraphormerConfig::preset(name.size() > 1 && name[0] == 'w' ? "base" : name);
   if (!config.isOk()) return config.status();
+  if (name[0] == 'w') {
+    const int width = std::atoi(name.c_str() + 1);
+    if (width < 32 || width % 32 != 0) return gs::Status(gs::StatusCode::InvalidArgument, "wN: N must be a multiple of 32");
+    config.value().embedding_dim = config.value().ffn_embedding_dim = width;
+    config.value().num_attention_heads = width / 32;
+  }
   gs::model::LoadedModel loaded;
   loaded.config = config.value();
   loaded.model = gs::model::Graphormer(loaded.config);

@@ -156,11 +156,12 @@ InferenceWorker::~InferenceWorker() = default;
 
 QStringList InferenceWorker::devices() { return toQt(tensor::availableDevices()); }
 
-std::vector<std::pair<QString, QString>> InferenceWorker::precisionOptions(const QString& device, bool training) {
+std::vector<std::pair<QString, QString>> InferenceWorker::precisionOptions(const QString& device, bool training, int model_width) {
   std::vector<std::pair<QString, QString>> out;
   for (auto p : {tensor::Precision::FP32, tensor::Precision::BF16, tensor::Precision::FP16, tensor::Precision::INT8}) {
-    const Status s = training ? engine::trainingPrecisionAvailable(p, device.toStdString())
-                              : tensor::precisionAvailable(p, device.toStdString());
+    Status s = training ? engine::trainingPrecisionAvailable(p, device.toStdString())
+                        : tensor::precisionAvailable(p, device.toStdString());
+    if (s.isOk() && !training) s = tensor::precisionPays(p, model_width);
     out.emplace_back(QString::fromUtf8(tensor::precisionName(p)), s.isOk() ? QString() : QString::fromStdString(s.message()));
   }
   return out;

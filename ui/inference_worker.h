@@ -99,9 +99,10 @@ class InferenceWorker final : public QObject {
   // the job starts then still stops it.
   void arm() { cancelled_.store(false); }
   std::shared_ptr<tensor::TensorMemoryTracker> memoryTracker() const { return tracker_; }
-  // Precisions ("fp32", ...) with "" when available on the device, else the reason (for training:
-  // the training rules, engine::trainingPrecisionAvailable).
-  static std::vector<std::pair<QString, QString>> precisionOptions(const QString& device, bool training = false);
+  // Precisions ("fp32", ...) with "" when offered, else why not: unavailable on the device (for
+  // training: engine::trainingPrecisionAvailable), or, for prediction with the loaded model's
+  // width (0 = unknown), slower than FP32 for this model (tensor::precisionPays).
+  static std::vector<std::pair<QString, QString>> precisionOptions(const QString& device, bool training = false, int model_width = 0);
   static QStringList devices();
 
  public Q_SLOTS:

@@ -182,6 +182,7 @@ void MainWindow::connectWorker() {
     compare_->setOutputUnit(card.target_units.value(0));
     results_tab_->setTrust(card.label_range, card.trust_note);
     model_card_->showCard(card);
+    settings_->setModelWidth(card.embedding_dim);
     run_->setEnabled(!running_ && !training_);
     input_panel_->offer()->setReady(true);
     statusBar()->showMessage(tr("Model: %1 | Device: %2").arg(QFileInfo(card.path).fileName(), settings_->device()));

@@ -58,11 +58,14 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), pa
                              "less memory, more time. Plain prediction stores no activations, so it changes nothing there."));
   note->setWordWrap(true);
   note->setStyleSheet(QStringLiteral("color: #666; font-size: 9pt"));
-  precision_->setToolTip(tr("FP32: the reference numbers. BF16/FP16: half-size numbers, less memory, faster on hardware "
-                            "made for them, last digits differ. INT8: the weights in 8 bits, smaller model. The Compare tab "
-                            "measures speed, memory and accuracy of each on your molecules."));
-  batch_->setToolTip(tr("Molecules run together. Larger batches are usually faster per molecule until memory runs out; "
-                        "results do not depend on it beyond the last digits."));
+  precision_->setToolTip(tr("FP32: the reference numbers. BF16/FP16: the model's matrix products in half-size numbers, "
+                            "faster on processors made for them (BF16 on recent CPUs, FP16 on NVIDIA GPUs), last digits "
+                            "differ. INT8: the products in 8-bit integers, fastest for large models, slower than FP32 for "
+                            "small ones (then not offered). The Compare tab measures speed, memory and accuracy of each on "
+                            "your molecules."));
+  batch_->setToolTip(tr("At most this many molecules run together; batches of large molecules are cut smaller so "
+                        "that a batch's work stays within a budget of atoms, and a larger setting never slows a run "
+                        "down. Results do not depend on it beyond the last digits."));
   threads_->setToolTip(tr("CPU cores the model uses. Automatic uses all; fewer leaves the computer responsive for other work."));
   checkpoint_->setToolTip(tr("Share of layers whose activations are recomputed instead of stored during explanations and "
                              "fine-tuning: less memory, more time. No effect on plain prediction."));
@@ -160,16 +163,17 @@ void SettingsPanel::setServer(const ServerSettings& server) {
   deviceChanged();
 }
 
-void fillPrecisions(QComboBox* box, const QString& device, bool training) {
+void fillPrecisions(QComboBox* box, const QString& device, bool training, int model_width) {
   const QString current = box->currentData(Qt::UserRole).toString();
   auto* model = new QStandardItemModel(box);
-  for (const auto& [name, reason] : InferenceWorker::precisionOptions(device, training)) {
+  for (const auto& [name, reason] : InferenceWorker::precisionOptions(device, training, model_width)) {
     auto* item = new QStandardItem(name.toUpper());
     item->setData(name, Qt::UserRole);
     if (!reason.isEmpty()) {
       item->setEnabled(false);
       item->setToolTip(reason);
-      item->setText(QObject::tr("%1 (unavailable)").arg(name.toUpper()));
+      item->setText(reason.contains(QStringLiteral("slower")) ? QObject::tr("%1 (slower for this model)").arg(name.toUpper())
+                                                              : QObject::tr("%1 (unavailable)").arg(name.toUpper()));
     }
     model->appendRow(item);
   }
@@ -179,7 +183,12 @@ void fillPrecisions(QComboBox* box, const QString& device, bool training) {
 }
 
 void SettingsPanel::refreshPrecisions() {
-  fillPrecisions(precision_, device() == kServerDevice ? QStringLiteral("cpu") : device(), false);
+  fillPrecisions(precision_, device() == kServerDevice ? QStringLiteral("cpu") : device(), false, model_width_);
+}
+
+void SettingsPanel::setModelWidth(int embedding_dim) {
+  model_width_ = embedding_dim;
+  refreshPrecisions();
 }
 
 void SettingsPanel::restore() {

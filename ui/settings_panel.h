@@ -18,7 +18,7 @@ namespace gs::ui {
 
 // Fills a precision box for `device` (unavailable precisions greyed out with the reason as tooltip),
 // keeping the current choice when it is still there.
-void fillPrecisions(QComboBox* box, const QString& device, bool training);
+void fillPrecisions(QComboBox* box, const QString& device, bool training, int model_width = 0);
 
 class SettingsPanel final : public QGroupBox {
   Q_OBJECT
@@ -31,6 +31,8 @@ class SettingsPanel final : public QGroupBox {
   // Asks for the server's URL and API key (remembered in QSettings); false when cancelled.
   bool editServer();
   void setServer(const ServerSettings& server);  // without asking (tests, saved settings)
+  // The loaded model's width: precisions slower than FP32 for it are not offered (with the reason).
+  void setModelWidth(int embedding_dim);
   bool setDevice(const QString& device);  // false when there is no such device
   // QSettings "run/..." keys.
   void restore();
@@ -54,6 +56,7 @@ class SettingsPanel final : public QGroupBox {
   QCheckBox* strip_salts_ = nullptr;
   QPushButton* server_button_ = nullptr;
   ServerSettings server_;
+  int model_width_ = 0;
   QString last_local_device_ = QStringLiteral("cpu");
 };
 

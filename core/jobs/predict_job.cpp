@@ -7,6 +7,7 @@
 #include "data/csv_writer.h"
 #include "jobs/output_check.h"
 #include "model/checkpoint.h"
+#include "tensor/precision.h"
 
 namespace gs::jobs {
 namespace {
@@ -70,6 +71,8 @@ Result<PredictSummary> runPredict(const PredictJobOptions& options, const Predic
   summary.rows = streamed->rows;
   summary.by_status = streamed->by_status;
   summary.notes = p.model().notes;
+  if (Status pays = tensor::precisionPays(options.predictor.session.precision, p.model().config.embedding_dim); !pays.isOk())
+    summary.notes.push_back(pays.message());
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   summary.record = p.runRecord();
   summary.record.input = options.input;

@@ -63,6 +63,8 @@ const std::map<std::string, Reader>& readers() {
       {"bucketing", [](const JsonValue& v, PredictorOptions& o) { return readBool(v, "bucketing", &o.session.plan.bucketing); }},
       {"bucket_window", [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "bucket_window", 1, 1 << 24, &o.session.plan.window); }},
       {"max_padded_nodes", [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "max_padded_nodes", 0, int64_t{1} << 40, &o.session.plan.max_padded_nodes); }},
+      {"max_attention_cells", [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "max_attention_cells", 0, int64_t{1} << 40, &o.session.plan.max_attention_cells); }},
+      {"autocast", [](const JsonValue& v, PredictorOptions& o) { return readBool(v, "autocast", &o.session.autocast); }},
       {"memory_budget_bytes", [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "memory_budget_bytes", 0, int64_t{1} << 50, &o.session.memory_budget_bytes); }},
       {"convention", [](const JsonValue& v, PredictorOptions& o) {
          if (v.isNull()) return o.session.convention.reset(), Status::ok();
@@ -107,6 +109,7 @@ std::string toJson(const PredictorOptions& o) {
       .field("device", s.device).field("precision", tensor::precisionName(s.precision)).field("threads", s.threads)
       .field("batch_size", s.plan.max_batch_size).field("bucketing", s.plan.bucketing)
       .field("bucket_window", s.plan.window).field("max_padded_nodes", s.plan.max_padded_nodes)
+      .field("max_attention_cells", s.plan.max_attention_cells).field("autocast", s.autocast)
       .field("memory_budget_bytes", s.memory_budget_bytes);
   if (s.convention) w.field("convention", graph::conventionName(*s.convention));
   else w.key("convention").null();

@@ -36,6 +36,14 @@ Status precisionAvailable(Precision precision, const std::string& device) {
   return Status::ok();
 }
 
+Status precisionPays(Precision precision, int embedding_dim) {
+  if (precision != Precision::INT8 || embedding_dim <= 0 || embedding_dim >= kInt8MinWidth) return Status::ok();
+  return {StatusCode::InvalidArgument, "int8 is slower than fp32 for this model: its layers are " + std::to_string(embedding_dim) +
+                                           " wide, and int8 pays from " + std::to_string(kInt8MinWidth) +
+                                           " (the quantisation passes cost more than the small int8 products save); "
+                                           "use fp32 or bf16"};
+}
+
 std::vector<std::string> availableDevices() {
   std::vector<std::string> out{"cpu"};
   if (compat::cudaAvailable())

@@ -18,6 +18,13 @@ Result<Precision> parsePrecision(const std::string& name);
 // Whether `precision` can run on `device` ("cpu", "cuda", "cuda:N") here, with the reason when
 // not (for menus and errors).
 Status precisionAvailable(Precision precision, const std::string& device);
+// INT8 on the CPU is faster than FP32 only for encoders at least this wide: below it the per-row
+// quantisation passes cost more than the int8 products save (bench/inference, docs/PERFORMANCE.md).
+constexpr int kInt8MinWidth = 256;
+// Whether `precision` is worth choosing for a model whose encoder is `embedding_dim` wide, with
+// the reason when not. The app does not offer such a precision; the CLI runs it with a note.
+Status precisionPays(Precision precision, int embedding_dim);
+
 // "cpu" and "cuda:N" for every CUDA device this LibTorch sees.
 std::vector<std::string> availableDevices();
 

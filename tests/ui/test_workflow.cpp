@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QStandardItemModel>
 #include <QDoubleSpinBox>
 #include <QHeaderView>
 #include <QImage>
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <set>
 
+#include "tensor/precision.h"
 #include "help.h"
 #include "memory_chart.h"
 #include "molecule_view.h"
@@ -295,6 +297,14 @@ TEST(Workflow, ANonDefaultPrecisionShowsABadgeAndTheRunSaysWhatProducedIt) {
   for (QComboBox* box : win.w.settingsPanel()->findChildren<QComboBox*>())
     if (box->findData(QStringLiteral("bf16")) >= 0) precision = box, bf16 = box->findData(QStringLiteral("bf16"));
   ASSERT_NE(precision, nullptr);
+  // The test model is narrow: INT8, slower than FP32 there, is not offered, and the item says why.
+  auto* items = qobject_cast<QStandardItemModel*>(precision->model());
+  ASSERT_NE(items, nullptr);
+  const QStandardItem* int8 = items->item(precision->findData(QStringLiteral("int8")));
+  ASSERT_NE(int8, nullptr);
+  EXPECT_FALSE(int8->isEnabled());
+  if (tensor::precisionAvailable(tensor::Precision::INT8, "cpu").isOk())
+    EXPECT_TRUE(int8->toolTip().contains(QLatin1String("slower than fp32"))) << int8->toolTip().toStdString();
   precision->setCurrentIndex(bf16);
   EXPECT_TRUE(badge->text().startsWith(QLatin1String("BF16"))) << badge->text().toStdString();
   EXPECT_TRUE(badge->styleSheet().contains(QLatin1String("background"))) << "a non-default precision stands out";
