@@ -14,8 +14,8 @@
 namespace gs::data {
 
 struct PlanOptions {
-  static constexpr int64_t kDefaultPaddedNodes = 2048;
-  static constexpr int64_t kDefaultAttentionCells = 65536;
+  static constexpr int64_t kDefaultPaddedNodes = 1024;
+  static constexpr int64_t kDefaultAttentionCells = 32768;
   int max_batch_size = 32;     // at most this many molecules per batch
   bool bucketing = true;       // false: batches of consecutive molecules, in input order
   int window = 1024;           // molecules sorted together when bucketing

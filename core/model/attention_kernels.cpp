@@ -39,6 +39,15 @@ inline float expNonPositive(float x) {
   return x < -87.f ? 0.f : p * scale;
 }
 
+inline float toFloat(float x) { return x; }
+// bfloat16 is the upper half of a float32.
+inline float toFloat(uint16_t x) {
+  const uint32_t bits = static_cast<uint32_t>(x) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 GS_CPU_CLONES void softmaxRow(float* __restrict row, int64_t n) {
   float mx = -std::numeric_limits<float>::infinity();
 #pragma omp simd reduction(max : mx)
@@ -83,44 +92,57 @@ void multiHopEdgeTerm(const int64_t* edges, const float* table, const float* div
   });
 }
 
-void softmaxRows(float* data, int64_t rows, int64_t n) {
-  at::parallel_for(0, rows, 64, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) softmaxRow(data + r * n, n);
-  });
+namespace {
+// One head's [T, d] slice of a [B, T, H, d] tensor as contiguous fp32, times `scale`.
+template <typename T>
+void loadSlice(const T* src, float* dst, int64_t t, int64_t d, int64_t ld, float scale) {
+  for (int64_t i = 0; i < t; ++i)
+    for (int64_t c = 0; c < d; ++c) dst[i * d + c] = toFloat(src[i * ld + c]) * scale;
 }
+}  // namespace
 
 #ifdef GS_HAVE_BLAS
 bool available() { return true; }
 
-// Row-major X (r x c, leading dimension ld) is column-major X^T: each product below is written for
-// Fortran BLAS in those terms.
-void attentionScores(const float* q, const float* k, float* scores, int64_t B, int64_t T, int64_t H, int64_t d) {
+// Per (molecule, head), in scratch of T*T + 3*T*d floats: the slices of q, k, v in fp32, the
+// scores on a copy of the bias, softmax, and the product with v written into out. Row-major X
+// (r x c) is column-major X^T: the products are written for Fortran BLAS in those terms.
+template <typename T>
+void attentionTyped(const T* q, const T* k, const T* v, float scale, const float* bias, float* out, int64_t B, int64_t T_,
+                    int64_t H, int64_t d) {
   at::parallel_for(0, B * H, 1, [&](int64_t begin, int64_t end) {
-    const int t = static_cast<int>(T), dd = static_cast<int>(d), ld = static_cast<int>(H * d);
-    const float one = 1.f;
+    std::vector<float> scratch(static_cast<size_t>(T_ * T_ + 3 * T_ * d));
+    float *scores = scratch.data(), *qs = scores + T_ * T_, *ks = qs + T_ * d, *vs = ks + T_ * d;
+    const int t = static_cast<int>(T_), dd = static_cast<int>(d), ldo = static_cast<int>(H * d);
+    const float one = 1.f, zero = 0.f;
     for (int64_t bh = begin; bh < end; ++bh) {
-      const int64_t offset = (bh / H) * T * H * d + (bh % H) * d;
-      // column-major S^T = K * Q^T, i.e. row-major S = Q K^T, accumulated onto the bias
-      sgemm_("T", "N", &t, &t, &dd, &one, k + offset, &ld, q + offset, &ld, &one, scores + bh * T * T, &t);
+      const int64_t offset = (bh / H) * T_ * H * d + (bh % H) * d;
+      loadSlice(q + offset, qs, T_, d, H * d, scale);
+      loadSlice(k + offset, ks, T_, d, H * d, 1.f);
+      loadSlice(v + offset, vs, T_, d, H * d, 1.f);
+      std::memcpy(scores, bias + bh * T_ * T_, sizeof(float) * static_cast<size_t>(T_ * T_));
+      // column-major S^T = K Q^T, i.e. row-major S = Q K^T, accumulated onto the bias
+      sgemm_("T", "N", &t, &t, &dd, &one, ks, &dd, qs, &dd, &one, scores, &t);
+      for (int64_t i = 0; i < T_; ++i) softmaxRow(scores + i * T_, T_);
+      // column-major O^T = V^T P^T, i.e. row-major O = P V, into out's [T, d] slice
+      sgemm_("N", "N", &dd, &t, &t, &one, vs, &dd, scores, &t, &zero, out + offset, &ldo);
     }
   });
 }
 
-void attentionValues(const float* probs, const float* v, float* out, int64_t B, int64_t T, int64_t H, int64_t d) {
-  at::parallel_for(0, B * H, 1, [&](int64_t begin, int64_t end) {
-    const int t = static_cast<int>(T), dd = static_cast<int>(d), ld = static_cast<int>(H * d);
-    const float one = 1.f, zero = 0.f;
-    for (int64_t bh = begin; bh < end; ++bh) {
-      const int64_t offset = (bh / H) * T * H * d + (bh % H) * d;
-      // column-major O^T = V^T P^T, i.e. row-major O = P V
-      sgemm_("N", "N", &dd, &t, &t, &one, v + offset, &ld, probs + bh * T * T, &t, &zero, out + offset, &ld);
-    }
-  });
+void attention(const void* q, const void* k, const void* v, bool bfloat16, float scale, const float* bias, float* out,
+               int64_t B, int64_t T, int64_t H, int64_t d) {
+  if (bfloat16) {
+    attentionTyped(static_cast<const uint16_t*>(q), static_cast<const uint16_t*>(k), static_cast<const uint16_t*>(v), scale,
+                   bias, out, B, T, H, d);
+  } else {
+    attentionTyped(static_cast<const float*>(q), static_cast<const float*>(k), static_cast<const float*>(v), scale, bias,
+                   out, B, T, H, d);
+  }
 }
 #else
 bool available() { return false; }
-void attentionScores(const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t) {}
-void attentionValues(const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t) {}
+void attention(const void*, const void*, const void*, bool, float, const float*, float*, int64_t, int64_t, int64_t, int64_t) {}
 #endif
 
 }  // namespace gs::model::kernels

@@ -4,24 +4,21 @@
 // d = 10..32) as one dispatched addmm per matrix, which costs more than the arithmetic; a plain
 // sgemm per (batch, head) on the projections' own strided layout skips both the dispatch and the
 // transposes. Available when the build found a BLAS (GS_HAVE_BLAS); callers fall back otherwise.
-//   q, k, v, out: [B, T, H, d] contiguous float32 (q already scaled by 1/sqrt(d))
-//   scores:       [B, H, T, T] contiguous float32, holding the bias on entry (may be -inf)
+//   q, k, v: [B, T, H, d] contiguous, float32 or bfloat16 (16-bit weight copies), read in fp32
+//   bias:    [B, H, T, T] contiguous float32 (may be -inf); out: [B, T, H, d] float32
+// Work runs per (molecule, head) in scratch of T*T + 3*T*d floats per thread, so no [B, H, T, T]
+// scores tensor is made. Softmax is in place over each score row with a vectorised exp (relative
+// error < 2e-7; LibTorch 1.13's CPU softmax over short rows is several times slower than the
+// products around it); fully masked rows give zeros.
 #include <cstdint>
 
 namespace gs::model::kernels {
 
 bool available();
 
-// scores[b,h,i,j] += sum_c q[b,i,h,c] * k[b,j,h,c]
-void attentionScores(const float* q, const float* k, float* scores, int64_t B, int64_t T, int64_t H, int64_t d);
-
-// out[b,i,h,:] = sum_j probs[b,h,i,j] * v[b,j,h,:]
-void attentionValues(const float* probs, const float* v, float* out, int64_t B, int64_t T, int64_t H, int64_t d);
-
-// In-place softmax over the last dimension of rows x n float32 values (-inf -> exactly 0), with a
-// vectorised exp (relative error < 2e-7). LibTorch 1.13's CPU softmax over short rows is several
-// times slower than the products around it.
-void softmaxRows(float* data, int64_t rows, int64_t n);
+// out[b,i,h,:] = sum_j softmax_j(bias[b,h,i,j] + scale * q[b,i,h,:] . k[b,j,h,:]) v[b,j,h,:]
+void attention(const void* q, const void* k, const void* v, bool bfloat16, float scale, const float* bias, float* out,
+               int64_t B, int64_t T, int64_t H, int64_t d);
 
 // Graphormer's multi-hop edge term, gathered in one pass instead of an embedding_bag over
 // B*N*N*D bags: out[b,h,i,j] = sum_{d<D} sum_f table[d, edges[b,i,j,d,f], h] / divisor[b,i,j].

@@ -36,14 +36,17 @@ torch::Tensor SelfAttentionImpl::scores(const torch::Tensor& x, const torch::Ten
 
 torch::Tensor SelfAttentionImpl::fusedInference(const torch::Tensor& x, const torch::Tensor& bias) {
   const int64_t b = x.size(0), t = x.size(1);
-  auto q = (q_proj(x) * scaling_).to(torch::kFloat).contiguous();
-  auto k = k_proj(x).to(torch::kFloat).contiguous();
-  auto v = v_proj(x).to(torch::kFloat).contiguous();
-  auto scores = bias.clone(at::MemoryFormat::Contiguous);
-  kernels::attentionScores(q.data_ptr<float>(), k.data_ptr<float>(), scores.data_ptr<float>(), b, t, heads_, head_dim_);
-  kernels::softmaxRows(scores.data_ptr<float>(), b * heads_ * t, t);
-  auto out = torch::empty_like(q);
-  kernels::attentionValues(scores.data_ptr<float>(), v.data_ptr<float>(), out.data_ptr<float>(), b, t, heads_, head_dim_);
+  // q, k, v stay in the projections' dtype (fp32, or bf16 with 16-bit weight copies): the kernel
+  // reads each head's slice into fp32 scratch, so no fp32 copy of them and no [B, H, T, T] scores
+  // tensor is made.
+  auto q = q_proj(x);
+  const auto type = q.scalar_type() == torch::kBFloat16 ? torch::kBFloat16 : torch::kFloat;
+  q = q.to(type).contiguous();
+  const auto k = k_proj(x).to(type).contiguous(), v = v_proj(x).to(type).contiguous();
+  const auto bias_c = bias.contiguous();
+  auto out = torch::empty({b, t, heads_ * head_dim_}, x.options().dtype(torch::kFloat));
+  kernels::attention(q.data_ptr(), k.data_ptr(), v.data_ptr(), type == torch::kBFloat16, static_cast<float>(scaling_),
+                     bias_c.data_ptr<float>(), out.data_ptr<float>(), b, t, heads_, head_dim_);
   return out_proj(out);
 }
 

@@ -105,11 +105,11 @@ TEST(BatchPlanner, LargeMoleculesGetSmallerBatchesSmallOnesTheWholeSetting) {
   data::PlanOptions opt;
   opt.max_batch_size = 256;
   const std::vector<int> small(512, 12), large(64, 200);
-  const auto cut = data::planBatches(small, opt);  // 2048 / 12 = 170 node slots; 170 * 12^2 cells is within 65536
-  ASSERT_EQ(cut.size(), 4u);
-  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(cut[i].size(), 170u);
+  const auto cut = data::planBatches(small, opt);  // 1024 / 12 = 85 node slots; 85 * 12^2 cells is within 32768
+  ASSERT_EQ(cut.size(), 7u);
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(cut[i].size(), 85u);
   const auto big = data::planBatches(large, opt);
-  for (const auto& b : big) EXPECT_EQ(b.size(), 1u);  // 2 * 200^2 = 80000 > 65536 cells
+  for (const auto& b : big) EXPECT_EQ(b.size(), 1u);  // 200^2 = 40000 > 32768 cells: alone
   opt.max_padded_nodes = 0;
   opt.max_attention_cells = 0;  // no budgets: the setting alone
   EXPECT_EQ(data::planBatches(small, opt).front().size(), 256u);
