@@ -4,6 +4,7 @@
 #include <torch/nn/init.h>
 #include <torch/torch.h>
 
+#include <atomic>
 #include <cmath>
 
 #include "model/row_kernels.h"
@@ -57,11 +58,16 @@ int64_t stableRowCount(int64_t rows) {
 }
 
 namespace {
+std::atomic<bool> stable_rows{true};
+int64_t paddedRows(int64_t rows) { return stable_rows.load(std::memory_order_relaxed) ? stableRowCount(rows) : rows; }
+
 const c10::OperatorHandle& dynamicLinearOp() {
   static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear_dynamic", "");
   return op;
 }
 }  // namespace
+
+void setStableRowPadding(bool enabled) { stable_rows.store(enabled); }
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
   if (hasLora()) return torch::linear(x, weight, bias) + torch::linear(torch::linear(x, lora_A), lora_B) * lora_scale_;
@@ -74,15 +80,10 @@ torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
   return y.view(out_sizes);
 }
 
-// Rows padded (CPU) to a stable count and cast to the copies' dtype in one copy.
+// The input cast to the copies' dtype. Unlike INT8, the rows are not padded to a stable count:
+// measured, it gained nothing for bf16 (docs/PERFORMANCE.md).
 torch::Tensor LinearImpl::halfForward(const torch::Tensor& x2d) {
-  const int64_t rows = x2d.size(0);
-  if (!x2d.device().is_cpu()) return torch::linear(x2d.to(weight16_.scalar_type()), weight16_, bias16_);
-  const int64_t padded = stableRowCount(rows);
-  auto input = torch::empty({padded, x2d.size(1)}, weight16_.options());
-  input.narrow(0, 0, rows).copy_(x2d);
-  input.narrow(0, rows, padded - rows).zero_();
-  return torch::linear(input, weight16_, bias16_).narrow(0, 0, rows);
+  return torch::linear(x2d.to(weight16_.scalar_type()), weight16_, bias16_);
 }
 
 // Per-row symmetric quantisation through the per-tensor dynamic kernel: every row is divided by
@@ -94,7 +95,7 @@ torch::Tensor LinearImpl::halfForward(const torch::Tensor& x2d) {
 torch::Tensor LinearImpl::int8Forward(const torch::Tensor& x2d) {
   const auto x = x2d.to(torch::kFloat).contiguous();
   const int64_t rows = x.size(0), cols = x.size(1);
-  const int64_t padded = stableRowCount(rows + 1);
+  const int64_t padded = paddedRows(rows + 1);
   auto input = torch::empty({padded, cols}, x.options());
   auto scales = torch::empty({rows}, x.options());
   kernels::scaleRows(x.data_ptr<float>(), input.data_ptr<float>(), scales.data_ptr<float>(), rows, cols);

@@ -5,8 +5,8 @@
 //     it and the product accumulates in fp32 (oneDNN, cuBLAS), its output is 16-bit.
 //   - int8: weights int8 per output channel, activations quantised per row (per token) with a
 //     symmetric scale, so a row's result never depends on the other rows of the batch.
-// On the CPU both pad the rows of the product to a few stable counts (stableRowCount), so that
-// oneDNN, which builds a kernel per shape, reuses its kernels instead of building one per batch.
+// INT8 pads the rows of the product to a few stable counts (stableRowCount), so that oneDNN, which
+// builds a kernel per shape, can reuse its kernels instead of building one per batch.
 // The fp32 weights stay, so a model switches between precisions without reloading; training and
 // gradient computation always use them. Optionally carries a LoRA adapter (low-rank update,
 // parameters "lora_A" and "lora_B").
@@ -55,9 +55,12 @@ class LinearImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Linear);
 
-// The row count a product of `rows` rows is padded to on the CPU: at least 32, and at most 1/8
+// The row count an INT8 product of `rows` rows is padded to: at least 32, and at most 1/8
 // (12.5 %) more, from 8 steps per power of two; so oneDNN meets a few dozen shapes, not one per
 // batch.
 int64_t stableRowCount(int64_t rows);
+// Turns the padding to stable row counts off (process-wide), so bench/inference can measure what
+// it costs and saves; on by default.
+void setStableRowPadding(bool enabled);
 
 }  // namespace gs::model

@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QPlainTextEdit>
 #include <QImage>
@@ -249,11 +250,16 @@ TEST(MainWindow, CompareTabMeasuresEachModeOnTheCurrentMolecules) {
   for (data::RawRecord rec; reader->next(rec); ++rows)
     EXPECT_EQ(rec.fields.at(static_cast<size_t>(cuda)), "") << "not measured on the CPU: an empty cell, not -1";
   EXPECT_EQ(rows, 4);
-  EXPECT_TRUE(win.w.compareView()->findChild<QTableWidget*>()->horizontalHeaderItem(5)->text().endsWith(QLatin1String("(eV)")));
+  auto* table = win.w.compareView()->findChild<QTableWidget*>();
+  EXPECT_TRUE(table->horizontalHeaderItem(5)->text().endsWith(QLatin1String("(eV)")));
+  // Modes in words (the bench syntax in the tooltip), and every mode's row visible.
+  EXPECT_EQ(table->item(1, 0)->text().toStdString(), "BF16 mixed precision · batch 8");
+  EXPECT_TRUE(table->item(1, 0)->toolTip().contains(QLatin1String("bf16+bs=8")));
+  EXPECT_GE(table->minimumHeight(), table->horizontalHeader()->height() + 4 * table->verticalHeader()->defaultSectionSize());
   const auto png = (tempDir() / "compare.png").string();
   ASSERT_TRUE(win.w.compareView()->savePng(QString::fromStdString(png)));
   EXPECT_GT(fs::file_size(png), 1000u);
-  EXPECT_GT(QImage(QString::fromStdString(png)).height(), 2 * (220 + 160)) << "both charts under a title";
+  EXPECT_GT(QImage(QString::fromStdString(png)).height(), 2 * (150 + 110)) << "both charts under a title";
   // Predictions still work afterwards (the comparison left the weights in FP32).
   ASSERT_TRUE(win.run(QStringLiteral("CCO ethanol\n")));
   EXPECT_TRUE(win.w.resultsModel()->rowAt(0).status.isOk());
