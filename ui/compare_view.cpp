@@ -84,8 +84,9 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   bars_->setMinimumHeight(150);
   legendAbove(bars_);
   traces_ = new QCustomPlot;
-  traces_->setMinimumHeight(110);
+  traces_->setMinimumHeight(170);  // room for a legend of up to three rows
   legendAbove(traces_);
+  traces_->legend->setWrap(2);  // two modes a row: the modes are named in words and run long
   table_ = new QTableWidget;
   table_->setColumnCount(8);
   setOutputUnit({});
