@@ -190,11 +190,15 @@ if [ -z "${SKIP_TRAIN:-}" ]; then
 { echo "smiles,tpsa"; awk '!/^#/ && n < 600 { print; n++ }' /usr/share/RDKit/Data/NCI/first_5k.tpsa.csv; } > "$out/.tpsa.csv"
 start_app --train "$out/.tpsa.csv" --targets tpsa
 sleep 2
-xdotool mousemove ${TRAIN_BUTTON_X:-490} ${TRAIN_BUTTON_Y:-612} click 1   # "Train"
+xdotool mousemove ${TRAIN_TAB_X:-563} ${TRAIN_TAB_Y:-32} click 1   # the "Train" tab
+sleep 1
+xdotool mousemove ${TRAIN_BUTTON_X:-399} ${TRAIN_BUTTON_Y:-629} click 1   # "Train"
 sleep ${TRAIN_SHOT_AFTER:-25}
 import -window root "$out/train-during-run.png"
-sleep ${TRAIN_RESULTS_AFTER:-120}
-xdotool mousemove ${PARITY_X:-1000} ${PARITY_Y:-420}   # hover a point of the parity plot
+sleep ${TRAIN_RESULTS_AFTER:-200}
+xdotool mousemove ${TRAIN_RESULTS_TAB_X:-936} ${TRAIN_RESULTS_TAB_Y:-66} click 1   # the run's "Results" page
+sleep 1
+xdotool mousemove ${PARITY_X:-1100} ${PARITY_Y:-330}   # hover a point of the parity plot
 sleep 1
 import -window root "$out/train-results.png"
 kill $app; wait $app 2>/dev/null || true
