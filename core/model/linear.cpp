@@ -87,22 +87,22 @@ torch::Tensor LinearImpl::halfForward(const torch::Tensor& x2d) {
 }
 
 // Per-row symmetric quantisation through the per-tensor dynamic kernel: every row is divided by
-// its max |x| (so it lies in [-1, 1]) and a sentinel row holding +1 and -1 fixes the tensor's range
-// to exactly [-1, 1]. The kernel then quantises every row with the same scale (2/255) whatever the
+// its max |x| (so it lies in [-1, 1]) and two sentinel rows, one starting with +1 and one with -1,
+// fix the tensor's range to exactly [-1, 1]. The kernel then quantises every row with the same scale (2/255) whatever the
 // batch, its integer product is exact, and the row's own scale is multiplied back with the fp32
 // bias: a row's result depends on that row alone. The fixed range also means oneDNN sees the same
 // quantisation parameters on every call and reuses its kernel for the (stable) shape.
 torch::Tensor LinearImpl::int8Forward(const torch::Tensor& x2d) {
   const auto x = x2d.to(torch::kFloat).contiguous();
   const int64_t rows = x.size(0), cols = x.size(1);
-  const int64_t padded = paddedRows(rows + 1);
+  const int64_t padded = paddedRows(rows + 2);
   auto input = torch::empty({padded, cols}, x.options());
   auto scales = torch::empty({rows}, x.options());
   kernels::scaleRows(x.data_ptr<float>(), input.data_ptr<float>(), scales.data_ptr<float>(), rows, cols);
   input.narrow(0, rows, padded - rows).zero_();
-  float* sentinel = input.data_ptr<float>() + rows * cols;
-  sentinel[0] = 1.f;
-  sentinel[cols > 1 ? 1 : 0] = cols > 1 ? -1.f : 1.f;
+  float* sentinels = input.data_ptr<float>() + rows * cols;
+  sentinels[0] = 1.f;
+  sentinels[cols] = -1.f;
   std::vector<c10::IValue> stack{input, packed_, false};
   dynamicLinearOp().callBoxed(&stack);
   auto out = stack[0].toTensor().contiguous();
