@@ -1,7 +1,5 @@
 #include "model/attention_kernels.h"
 
-#include "model/cpu_clones.h"
-
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -9,12 +7,13 @@
 #include <vector>
 #include <limits>
 
+#include "model/cpu_clones.h"
+
 #ifdef GS_HAVE_BLAS
 extern "C" void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
                        const float* alpha, const float* a, const int* lda, const float* b, const int* ldb,
                        const float* beta, float* c, const int* ldc);
 #endif
-
 
 namespace gs::model::kernels {
 namespace {
