@@ -16,7 +16,6 @@ namespace {
 const std::string& drawingSmiles(const predict::PredictedRow& r) { return r.canonical.empty() ? r.input : r.canonical; }
 }  // namespace
 
-
 ResultsModel::ResultsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 int ResultsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }

@@ -64,8 +64,8 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), pa
                             "small ones (then not offered). The Compare tab measures speed, memory and accuracy of each on "
                             "your molecules."));
   batch_->setToolTip(tr("At most this many molecules run together; batches of large molecules are cut smaller so "
-                        "that a batch's work stays within a budget of atoms, and a larger setting never slows a run "
-                        "down. Results do not depend on it beyond the last digits."));
+                        "that a batch's work stays within a budget of atoms (large settings no longer pad big "
+                        "batches). Results do not depend on it beyond the last digits."));
   threads_->setToolTip(tr("CPU cores the model uses. Automatic uses all; fewer leaves the computer responsive for other work."));
   checkpoint_->setToolTip(tr("Share of layers whose activations are recomputed instead of stored during explanations and "
                              "fine-tuning: less memory, more time. No effect on plain prediction."));

@@ -21,9 +21,7 @@ void applyOptions(RDKit::MolDraw2DSVG& drawer, const DepictOptions& options) {
   drawer.drawOptions().addStereoAnnotation = true;
   if (options.max_bond_length > 0) drawer.drawOptions().fixedBondLength = options.max_bond_length;
 }
-}  // namespace
 
-namespace {
 // Half the width of the label RDKit draws for an atom, in bond lengths (0 for an unlabelled carbon).
 double labelHalfWidth(const RDKit::Atom& atom, size_t fragment_atoms) {
   if (atom.getAtomicNum() == 6 && fragment_atoms > 1 && atom.getFormalCharge() == 0) return 0.0;
@@ -66,9 +64,7 @@ void numberAtoms(RDKit::RWMol& mol, const DepictOptions& options) {
   if (!options.atom_numbers) return;
   for (RDKit::Atom* a : mol.atoms()) a->setProp(RDKit::common_properties::atomNote, std::to_string(a->getIdx() + 1));
 }
-}  // namespace
 
-namespace {
 // Draws `source` with the options' amber highlights and `problems` in red. An unsanitized molecule
 // (one that failed with a chemistry error) is drawn as written, without kekulization.
 std::string drawSvg(const RDKit::ROMol& source, const DepictOptions& options, const std::vector<int>& problems, bool sanitized) {

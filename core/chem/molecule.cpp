@@ -139,14 +139,16 @@ ParsedMolecule sanitizeFailure(const RDKit::MolSanitizeException& e) {
   } else if (const auto* a = dynamic_cast<const RDKit::AtomSanitizeException*>(&e)) {
     const unsigned idx = a->getAtomIdx();
     out.problem_atoms.push_back(static_cast<int>(idx));
+    static const std::regex valence(R"(Explicit valence for atom # \d+ (\w+), (\d+), is greater than permitted)");
+    static const std::regex atom_number(R"(atom #? ?\d+)");
     std::smatch m;
-    if (std::regex_search(message, m, std::regex(R"(Explicit valence for atom # \d+ (\w+), (\d+), is greater than permitted)"))) {
+    if (std::regex_search(message, m, valence)) {
       message = "atom " + std::to_string(idx + 1) + " (" + m[1].str() + ") has " + m[2].str() +
                 " bonds (explicit valence), more than " + m[1].str() + " allows; a charge may be missing";
     } else if (message.find("non-ring atom") != std::string::npos && message.find("aromatic") != std::string::npos) {
       message = "atom " + std::to_string(idx + 1) + " is written aromatic (lowercase) but is not in a ring";
     } else {
-      message = std::regex_replace(message, std::regex(R"(atom #? ?\d+)"), "atom " + std::to_string(idx + 1));
+      message = std::regex_replace(message, atom_number, "atom " + std::to_string(idx + 1));
     }
   }
   out.status = {StatusCode::ChemistryError, message};

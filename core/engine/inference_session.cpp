@@ -97,7 +97,7 @@ Status InferenceSession::Impl::prepare(Precision p) {
   }
   std::string error;
   if (!own->setInt8(p == Precision::INT8, &error)) return {StatusCode::InvalidArgument, error};
-  if (own_dtype != dtype || dtype == torch::kFloat) {
+  if (own_dtype != dtype) {
     own->setHalfWeights(dtype);
     if (on_device && dtype != torch::kFloat) own->releaseFloatWeights();  // a private copy: keep only 16 bits
     own_dtype = dtype;
