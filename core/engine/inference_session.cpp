@@ -64,7 +64,7 @@ struct InferenceSession::Impl {
     return !device.is_cpu() || p == Precision::INT8 || halfWeights(p) || shared.model->is_training();
   }
   Status prepare(Precision p);
-  torch::Tensor forward(const tensor::GraphBatch& batch);
+  torch::Tensor forward(tensor::GraphBatch batch);
   void scatter(const torch::Tensor& raw, const data::Batch& batch, std::vector<Prediction>& out) const;
   void runBatch(const std::vector<const graph::Featurized*>& molecules, const data::Batch& batch, std::vector<Prediction>& out);
   std::vector<data::Batch> plan(const std::vector<const graph::Featurized*>& molecules, std::vector<int>& eligible,
@@ -105,12 +105,12 @@ Status InferenceSession::Impl::prepare(Precision p) {
   return Status::ok();
 }
 
-torch::Tensor InferenceSession::Impl::forward(const tensor::GraphBatch& batch) {
+torch::Tensor InferenceSession::Impl::forward(tensor::GraphBatch batch) {
   c10::InferenceMode inference;  // thread-local: set on the thread that runs the model
   const Precision p = options.precision;
   const bool autocast = (p == Precision::BF16 || p == Precision::FP16) && options.autocast;
   compat::AutocastGuard guard(device.type(), p == Precision::FP16 ? torch::kHalf : torch::kBFloat16, autocast);
-  auto out = module().forward(device.is_cpu() ? batch : batch.to(device));
+  auto out = module().forward(device.is_cpu() ? std::move(batch) : batch.to(device));
   return out.to(torch::kCPU, torch::kFloat);
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 #include <limits>
 
+#include "model/bf16.h"
 #include "model/cpu_clones.h"
 
 #ifdef GS_HAVE_BLAS
@@ -38,15 +39,6 @@ inline float expNonPositive(float x) {
   return x < -87.f ? 0.f : p * scale;
 }
 
-inline float toFloat(float x) { return x; }
-// bfloat16 is the upper half of a float32.
-inline float toFloat(uint16_t x) {
-  const uint32_t bits = static_cast<uint32_t>(x) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 GS_CPU_CLONES void softmaxRow(float* __restrict row, int64_t n) {
   float mx = -std::numeric_limits<float>::infinity();
 #pragma omp simd reduction(max : mx)
@@ -75,20 +67,48 @@ GS_CPU_CLONES void edgePair(const int64_t* __restrict e, const float* __restrict
 
 }  // namespace
 
-void multiHopEdgeTerm(const int64_t* edges, const float* table, const float* divisor, float* out, int64_t B, int64_t N,
-                      int64_t d_full, int64_t D, int64_t F, int64_t V, int64_t H) {
-  at::parallel_for(0, B * N, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> acc(static_cast<size_t>(H));
+namespace {
+// One row (b, i) of the bias, every head: acc[j * H + h].
+void biasRow(const BiasTerms& p, int64_t b, int64_t i, float* acc) {
+  const int64_t N = p.N, H = p.H, T = N + 1;
+  const float* collated = p.collated + (b * T + i) * T;
+  for (int64_t j = 0; j < T; ++j) {
+    float* a = acc + j * H;
+    if (i == 0 || j == 0) {
+      for (int64_t h = 0; h < H; ++h) a[h] = p.token[h];
+    } else {
+      const int64_t pair = (b * N + i - 1) * N + j - 1;
+      edgePair(p.edges + pair * p.d_full * p.F, p.table, a, p.D, p.F, p.V, H);
+      const int64_t s = p.spatial_pos[pair];
+      const float inv = 1.f / static_cast<float>(std::min(std::max<int64_t>(s - 1, 1), p.max_dist));
+      const float* spatial = p.spatial_table + s * H;
+      for (int64_t h = 0; h < H; ++h) a[h] = spatial[h] + a[h] * inv;
+    }
+    const float c = collated[j] + collated[j];  // the reference adds the collated bias twice (0 or -inf)
+    for (int64_t h = 0; h < H; ++h) a[h] += c;
+  }
+}
+
+template <typename Out>
+void attentionBiasTyped(const BiasTerms& p, Out* out) {
+  const int64_t H = p.H, T = p.N + 1;
+  at::parallel_for(0, p.B * T, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> acc(static_cast<size_t>(T * H));
     for (int64_t bi = begin; bi < end; ++bi) {
-      const int64_t b = bi / N, i = bi % N;
-      for (int64_t j = 0; j < N; ++j) {
-        const int64_t pair = bi * N + j;
-        edgePair(edges + pair * d_full * F, table, acc.data(), D, F, V, H);
-        const float inv = 1.f / divisor[pair];
-        for (int64_t h = 0; h < H; ++h) out[((b * H + h) * N + i) * N + j] = acc[h] * inv;
+      const int64_t b = bi / T, i = bi % T;
+      biasRow(p, b, i, acc.data());
+      for (int64_t h = 0; h < H; ++h) {
+        Out* row = out + ((b * H + h) * T + i) * T;
+        for (int64_t j = 0; j < T; ++j) store(row + j, acc[j * H + h]);
       }
     }
   });
+}
+}  // namespace
+
+void attentionBias(const BiasTerms& terms, void* out, bool bfloat16) {
+  if (bfloat16) attentionBiasTyped(terms, static_cast<uint16_t*>(out));
+  else attentionBiasTyped(terms, static_cast<float*>(out));
 }
 
 namespace {
@@ -106,42 +126,59 @@ bool available() { return true; }
 // Per (molecule, head), in scratch of T*T + 3*T*d floats: the slices of q, k, v in fp32, the
 // scores on a copy of the bias, softmax, and the product with v written into out. Row-major X
 // (r x c) is column-major X^T: the products are written for Fortran BLAS in those terms.
+// One head's [T, d] result from contiguous fp32 into its slice of a [B, T, H, d] tensor.
 template <typename T>
-void attentionTyped(const T* q, const T* k, const T* v, float scale, const float* bias, float* out, int64_t B, int64_t T_,
+void storeSlice(const float* src, T* dst, int64_t t, int64_t d, int64_t ld) {
+  for (int64_t i = 0; i < t; ++i)
+    for (int64_t c = 0; c < d; ++c) store(dst + i * ld + c, src[i * d + c]);
+}
+
+template <typename T, typename Bias>
+void attentionTyped(const T* q, const T* k, const T* v, float scale, const Bias* bias, T* out, int64_t B, int64_t T_,
                     int64_t H, int64_t d) {
   at::parallel_for(0, B * H, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> scratch(static_cast<size_t>(T_ * T_ + 3 * T_ * d));
-    float *scores = scratch.data(), *qs = scores + T_ * T_, *ks = qs + T_ * d, *vs = ks + T_ * d;
-    const int t = static_cast<int>(T_), dd = static_cast<int>(d), ldo = static_cast<int>(H * d);
+    std::vector<float> scratch(static_cast<size_t>(T_ * T_ + 4 * T_ * d));
+    float *scores = scratch.data(), *qs = scores + T_ * T_, *ks = qs + T_ * d, *vs = ks + T_ * d, *os = vs + T_ * d;
+    const int t = static_cast<int>(T_), dd = static_cast<int>(d);
     const float one = 1.f, zero = 0.f;
     for (int64_t bh = begin; bh < end; ++bh) {
       const int64_t offset = (bh / H) * T_ * H * d + (bh % H) * d;
       loadSlice(q + offset, qs, T_, d, H * d, scale);
       loadSlice(k + offset, ks, T_, d, H * d, 1.f);
       loadSlice(v + offset, vs, T_, d, H * d, 1.f);
-      std::memcpy(scores, bias + bh * T_ * T_, sizeof(float) * static_cast<size_t>(T_ * T_));
+      loadSlice(bias + bh * T_ * T_, scores, 1, T_ * T_, 0, 1.f);
       // column-major S^T = K Q^T, i.e. row-major S = Q K^T, accumulated onto the bias
       sgemm_("T", "N", &t, &t, &dd, &one, ks, &dd, qs, &dd, &one, scores, &t);
       for (int64_t i = 0; i < T_; ++i) softmaxRow(scores + i * T_, T_);
-      // column-major O^T = V^T P^T, i.e. row-major O = P V, into out's [T, d] slice
-      sgemm_("N", "N", &dd, &t, &t, &one, vs, &dd, scores, &t, &zero, out + offset, &ldo);
+      // column-major O^T = V^T P^T, i.e. row-major O = P V, then into out's [T, d] slice
+      sgemm_("N", "N", &dd, &t, &t, &one, vs, &dd, scores, &t, &zero, os, &dd);
+      storeSlice(os, out + offset, T_, d, H * d);
     }
   });
 }
 
-void attention(const void* q, const void* k, const void* v, bool bfloat16, float scale, const float* bias, float* out,
-               int64_t B, int64_t T, int64_t H, int64_t d) {
+namespace {
+template <typename Bias>
+void attentionWithBias(const void* q, const void* k, const void* v, bool bfloat16, float scale, const Bias* bias, void* out,
+                       int64_t B, int64_t T, int64_t H, int64_t d) {
   if (bfloat16) {
     attentionTyped(static_cast<const uint16_t*>(q), static_cast<const uint16_t*>(k), static_cast<const uint16_t*>(v), scale,
-                   bias, out, B, T, H, d);
+                   bias, static_cast<uint16_t*>(out), B, T, H, d);
   } else {
     attentionTyped(static_cast<const float*>(q), static_cast<const float*>(k), static_cast<const float*>(v), scale, bias,
-                   out, B, T, H, d);
+                   static_cast<float*>(out), B, T, H, d);
   }
+}
+}  // namespace
+
+void attention(const void* q, const void* k, const void* v, bool bfloat16, float scale, const void* bias, bool bias_bf16,
+               void* out, int64_t B, int64_t T, int64_t H, int64_t d) {
+  if (bias_bf16) attentionWithBias(q, k, v, bfloat16, scale, static_cast<const uint16_t*>(bias), out, B, T, H, d);
+  else attentionWithBias(q, k, v, bfloat16, scale, static_cast<const float*>(bias), out, B, T, H, d);
 }
 #else
 bool available() { return false; }
-void attention(const void*, const void*, const void*, bool, float, const float*, float*, int64_t, int64_t, int64_t, int64_t) {}
+void attention(const void*, const void*, const void*, bool, float, const void*, bool, void*, int64_t, int64_t, int64_t, int64_t) {}
 #endif
 
 }  // namespace gs::model::kernels

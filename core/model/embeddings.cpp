@@ -3,13 +3,28 @@
 #include <torch/nn/functional/embedding.h>
 #include <torch/torch.h>
 
-#include <stdexcept>
 
 #include "tensor/torch_compat.h"
 #include "model/attention_kernels.h"
+#include "model/row_kernels.h"
 
 namespace gs::model {
 namespace F = torch::nn::functional;
+
+namespace {
+
+bool fusedInference(const torch::nn::Module& m, const torch::Tensor& t) {
+  return !torch::GradMode::is_enabled() && !m.is_training() && t.device().is_cpu() && t.scalar_type() == torch::kFloat;
+}
+
+// As torch's embedding lookups do: a c10::Error, which a session turns into that batch's status.
+void checkIndices(const torch::Tensor& indices, int64_t size, const char* what) {
+  if (!indices.numel()) return;
+  const auto low = indices.min().item<int64_t>(), high = indices.max().item<int64_t>();
+  TORCH_CHECK_INDEX(low >= 0 && high < size, what, " index ", low < 0 ? low : high, " is outside the model's table of ",
+                    size, " rows");
+}
+}  // namespace
 
 void freezePaddingRow(torch::Tensor& weight) {
   weight.register_hook([](torch::Tensor grad) {
@@ -28,8 +43,26 @@ GraphNodeFeatureImpl::GraphNodeFeatureImpl(const bundle::GraphormerConfig& c) {
   freezePaddingRow(atom_encoder->weight);
 }
 
+// Inference on the CPU: every node's sum written in place into [B, 1+N, C], no [B, N, C] temporaries.
+torch::Tensor GraphNodeFeatureImpl::fusedForward(const tensor::GraphBatch& batch) {
+  const auto nodes = batch.input_nodes.contiguous(), degree = batch.in_degree.contiguous();
+  const auto &atoms = atom_encoder->weight, &in = in_degree_encoder->weight, &out = out_degree_encoder->weight;
+  checkIndices(nodes, atoms.size(0), "atom feature");
+  checkIndices(degree, std::min(in.size(0), out.size(0)), "degree");
+  const int64_t b = nodes.size(0), n = nodes.size(1), c = atoms.size(1);
+  auto features = torch::empty({b, 1 + n, c}, atoms.options());
+  features.select(1, 0).copy_(graph_token->weight.expand({b, c}));
+  kernels::sumNodeEmbeddings(nodes.data_ptr<int64_t>(), degree.data_ptr<int64_t>(),
+                             {atoms.data_ptr<float>(), in.data_ptr<float>(), out.data_ptr<float>()},
+                             features.data_ptr<float>(), b, n, nodes.size(2), c);
+  return features;
+}
+
 torch::Tensor GraphNodeFeatureImpl::forward(const tensor::GraphBatch& batch) {
   const auto& nodes = batch.input_nodes;  // [B, N, F]
+  if (fusedInference(*this, atom_encoder->weight) && in_degree_encoder->weight.is_contiguous() &&
+      atom_encoder->weight.is_contiguous() && out_degree_encoder->weight.is_contiguous())
+    return fusedForward(batch);
   const int64_t b = nodes.size(0), n = nodes.size(1);
   // Sum over the features in one fused lookup ([B*N, F] bags) instead of [B, N, F, C] then sum.
   auto atoms = F::embedding_bag(nodes.reshape({b * n, nodes.size(2)}), atom_encoder->weight,
@@ -53,16 +86,18 @@ GraphAttnBiasImpl::GraphAttnBiasImpl(const bundle::GraphormerConfig& c)
   freezePaddingRow(edge_encoder->weight);
 }
 
+// Divisor of the summed hop terms, as the reference computes it from spatial_pos (= distance + 1):
+// padding 0 -> 1, then x > 1 -> x - 1, clamped to multi_hop_max_dist; i.e. max(1, distance).
+torch::Tensor GraphAttnBiasImpl::hopDivisor(const torch::Tensor& spatial_pos) const {
+  auto sp = spatial_pos.masked_fill(spatial_pos.eq(0), 1);
+  return torch::where(sp > 1, sp - 1, sp).clamp(0, multi_hop_max_dist_);
+}
+
 torch::Tensor GraphAttnBiasImpl::multiHopEdgeTerm(const tensor::GraphBatch& batch) {
   const int64_t b = batch.input_nodes.size(0), n = batch.input_nodes.size(1), h = heads_;
-  // Divisor of the summed hop terms, as the reference computes it from spatial_pos (= distance + 1):
-  // padding 0 -> 1, then x > 1 -> x - 1, clamped to multi_hop_max_dist; i.e. max(1, distance).
-  auto sp = batch.spatial_pos.masked_fill(batch.spatial_pos.eq(0), 1);
-  sp = torch::where(sp > 1, sp - 1, sp).clamp(0, multi_hop_max_dist_);
+  const auto sp = hopDivisor(batch.spatial_pos);
   auto edges = batch.input_edges;  // [B, N, N, D, 3]
   const int64_t d = std::min<int64_t>(edges.size(3), multi_hop_max_dist_);
-  if (!torch::GradMode::is_enabled() && edges.device().is_cpu() && !is_training())
-    return fusedMultiHop(edges.contiguous(), sp, d);
   edges = edges.narrow(3, 0, d);
   auto hops = F::embedding_bag(edges.reshape({-1, edges.size(4)}), edge_encoder->weight,
                                F::EmbeddingBagFuncOptions().mode(torch::kMean));  // [B*N*N*D, H]
@@ -72,34 +107,42 @@ torch::Tensor GraphAttnBiasImpl::multiHopEdgeTerm(const tensor::GraphBatch& batc
   return (summed / sp.to(summed.scalar_type()).unsqueeze(-1)).permute({0, 3, 1, 2});
 }
 
-torch::Tensor GraphAttnBiasImpl::fusedMultiHop(const torch::Tensor& edges, const torch::Tensor& divisor, int64_t d) {
-  const int64_t b = edges.size(0), n = edges.size(1), f = edges.size(4), h = heads_;
+torch::Tensor GraphAttnBiasImpl::fusedForward(const tensor::GraphBatch& batch, c10::ScalarType dtype) {
+  const auto edges = batch.input_edges.contiguous(), spatial_pos = batch.spatial_pos.contiguous();
+  const auto collated = batch.attn_bias.to(torch::kFloat).contiguous();
   const auto& weight = edge_encoder->weight;
-  const int64_t v = weight.size(0);
-  if (edges.numel() && (edges.max().item<int64_t>() >= v || edges.min().item<int64_t>() < 0))
-    throw std::out_of_range("edge feature index outside the edge embedding table");
+  const int64_t h = heads_, f = edges.size(4), v = weight.size(0);
+  const int64_t d = std::min<int64_t>(edges.size(3), multi_hop_max_dist_);
+  checkIndices(edges, v, "edge feature");
+  checkIndices(spatial_pos, spatial_pos_encoder->weight.size(0), "spatial position");
   // mean_f(emb[e_f]) @ W_d == sum_f (emb @ W_d / F)[e_f]: fold the hop matrices into the table.
-  auto hop = edge_dis_encoder->weight.view({-1, h, h}).narrow(0, 0, d);                 // [D, H, H]
-  auto table = (torch::matmul(weight.to(torch::kFloat).unsqueeze(0), hop.to(torch::kFloat)) / f).contiguous();  // [D, V, H]
-  auto div = divisor.to(torch::kFloat).contiguous();
-  auto out = torch::empty({b, h, n, n}, weight.options().dtype(torch::kFloat));
-  kernels::multiHopEdgeTerm(edges.data_ptr<int64_t>(), table.data_ptr<float>(), div.data_ptr<float>(), out.data_ptr<float>(),
-                            b, n, edges.size(3), d, f, v, h);
+  const auto hop = edge_dis_encoder->weight.view({-1, h, h}).narrow(0, 0, d).to(torch::kFloat);  // [D, H, H]
+  const auto table = (torch::matmul(weight.to(torch::kFloat).unsqueeze(0), hop) / f).contiguous();  // [D, V, H]
+  const auto spatial = spatial_pos_encoder->weight.to(torch::kFloat).contiguous();
+  const auto token = graph_token_virtual_distance->weight.to(torch::kFloat).contiguous();
+  kernels::BiasTerms terms;
+  terms.collated = collated.data_ptr<float>(), terms.token = token.data_ptr<float>();
+  terms.edges = edges.data_ptr<int64_t>(), terms.table = table.data_ptr<float>();
+  terms.spatial_pos = spatial_pos.data_ptr<int64_t>(), terms.spatial_table = spatial.data_ptr<float>();
+  terms.B = edges.size(0), terms.N = edges.size(1), terms.d_full = edges.size(3), terms.D = d, terms.F = f, terms.V = v;
+  terms.H = h, terms.max_dist = multi_hop_max_dist_;
+  const int64_t t = terms.N + 1;
+  auto out = torch::empty({terms.B, h, t, t}, weight.options().dtype(dtype));
+  kernels::attentionBias(terms, out.data_ptr(), dtype == torch::kBFloat16);
   return out;
 }
 
-torch::Tensor GraphAttnBiasImpl::forward(const tensor::GraphBatch& batch) {
+torch::Tensor GraphAttnBiasImpl::forward(const tensor::GraphBatch& batch, c10::ScalarType dtype) {
   const int64_t n = batch.input_nodes.size(1), h = heads_;
-  compat::AutocastSuspend fp32;  // the bias is small and carries -inf: it is computed in fp32
+  compat::AutocastSuspend fp32;  // the bias is small and carries -inf: it is summed in fp32
+  if (multi_hop_ && fusedInference(*this, edge_encoder->weight)) return fusedForward(batch, dtype);
   const auto& attn_bias = batch.attn_bias;  // [B, 1+N, 1+N], carries the -inf mask
   auto bias = attn_bias.unsqueeze(1).repeat({1, h, 1, 1});
+  const auto t = graph_token_virtual_distance->weight.view({1, h, 1});
+  bias.select(3, 0).narrow(2, 1, n).add_(t);  // column 0 below the token
+  bias.select(2, 0).add_(t);                  // row 0
   auto inner = bias.narrow(2, 1, n).narrow(3, 1, n);
   inner.add_(spatial_pos_encoder(batch.spatial_pos).permute({0, 3, 1, 2}));
-  const auto t = graph_token_virtual_distance->weight.view({1, h, 1});
-  auto column0 = bias.select(3, 0).narrow(2, 1, n);
-  column0.add_(t);
-  auto row0 = bias.select(2, 0);
-  row0.add_(t);
   if (multi_hop_) {
     inner.add_(multiHopEdgeTerm(batch));
   } else {
@@ -109,7 +152,8 @@ torch::Tensor GraphAttnBiasImpl::forward(const tensor::GraphBatch& batch) {
     inner.add_(single.view({types.size(0), n, n, h}).permute({0, 3, 1, 2}));
   }
   // The reference adds the collated bias a second time ("reset"); for 0/-inf it is idempotent.
-  return bias + attn_bias.unsqueeze(1);
+  bias.add_(attn_bias.unsqueeze(1));
+  return bias.scalar_type() == dtype ? bias : bias.to(dtype);
 }
 
 }  // namespace gs::model

@@ -20,21 +20,27 @@ class GraphNodeFeatureImpl : public torch::nn::Module {
 
   torch::nn::Embedding atom_encoder{nullptr}, in_degree_encoder{nullptr}, out_degree_encoder{nullptr},
       graph_token{nullptr};
+
+ private:
+  torch::Tensor fusedForward(const tensor::GraphBatch& batch);
 };
 TORCH_MODULE(GraphNodeFeature);
 
 class GraphAttnBiasImpl : public torch::nn::Module {
  public:
   explicit GraphAttnBiasImpl(const bundle::GraphormerConfig& config);
-  torch::Tensor forward(const tensor::GraphBatch& batch);
+  // Summed in fp32; the result in `dtype` (bfloat16 for the bfloat16 inference path).
+  torch::Tensor forward(const tensor::GraphBatch& batch, c10::ScalarType dtype = c10::ScalarType::Float);
 
   torch::nn::Embedding edge_encoder{nullptr}, edge_dis_encoder{nullptr}, spatial_pos_encoder{nullptr},
       graph_token_virtual_distance{nullptr};
 
  private:
   torch::Tensor multiHopEdgeTerm(const tensor::GraphBatch& batch);  // [B, H, N, N]
-  // The same term without autograd, in one gather pass (model/attention_kernels.h).
-  torch::Tensor fusedMultiHop(const torch::Tensor& edges, const torch::Tensor& divisor, int64_t d);
+  torch::Tensor hopDivisor(const torch::Tensor& spatial_pos) const;  // [B, N, N]
+  // Inference on the CPU: the whole bias in one pass (model/attention_kernels.h), without the
+  // [B, H, N, N] tensors autograd needs.
+  torch::Tensor fusedForward(const tensor::GraphBatch& batch, c10::ScalarType dtype);
   int64_t heads_;
   int64_t multi_hop_max_dist_;
   bool multi_hop_;

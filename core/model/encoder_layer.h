@@ -46,6 +46,7 @@ class EncoderLayerImpl : public torch::nn::Module {
 
  private:
   torch::Tensor activation(const torch::Tensor& x) const;
+  torch::Tensor norm(torch::nn::LayerNorm& ln, torch::Tensor x, torch::Tensor add = {});
   bool pre_layernorm_, gelu_;
   double dropout_, activation_dropout_;
 };

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "model/attention_kernels.h"
 #include "model/layer_norm.h"
 
 namespace gs::model {
@@ -22,16 +23,18 @@ GraphEncoderImpl::GraphEncoderImpl(const bundle::GraphormerConfig& c) : dropout_
   if (c.pre_layernorm) final_layer_norm = register_module("final_layer_norm", layerNorm(c.embedding_dim));
 }
 
-torch::Tensor GraphEncoderImpl::attentionBias(const tensor::GraphBatch& batch) {
-  auto bias = graph_attn_bias(batch);  // [B, H, T, T]
+torch::Tensor GraphEncoderImpl::attentionBias(const tensor::GraphBatch& batch, c10::ScalarType dtype) {
+  auto bias = graph_attn_bias(batch, dtype);  // [B, H, T, T]
   // Key padding: padded nodes have all-zero features; the graph token (column 0) is never masked.
   auto padded = batch.input_nodes.select(2, 0).eq(0);
   padded = torch::cat({torch::zeros({padded.size(0), 1}, padded.options()), padded}, 1);
-  return bias.masked_fill(padded.unsqueeze(1).unsqueeze(2), -std::numeric_limits<float>::infinity());
+  return bias.masked_fill_(padded.unsqueeze(1).unsqueeze(2), -std::numeric_limits<float>::infinity());
 }
 
-torch::Tensor GraphEncoderImpl::normalizeEmbeddings(const torch::Tensor& node_features) {
-  auto x = emb_layer_norm ? layerNormFp32(emb_layer_norm, node_features) : node_features;
+torch::Tensor GraphEncoderImpl::normalizeEmbeddings(const torch::Tensor& node_features, c10::optional<c10::ScalarType> dtype) {
+  torch::Tensor x;
+  if (!dtype) x = emb_layer_norm ? layerNormFp32(emb_layer_norm, node_features) : node_features;
+  else x = emb_layer_norm ? layerNormAs(emb_layer_norm, node_features, *dtype) : node_features.to(*dtype);
   return is_training() && dropout_ > 0 ? torch::dropout(x, dropout_, true) : x;
 }
 
@@ -73,15 +76,34 @@ torch::Tensor GraphormerImpl::forwardFromNodeFeatures(const torch::Tensor& node_
 
 torch::Tensor GraphormerImpl::forwardFromEncoderInput(const torch::Tensor& encoder_input, const torch::Tensor& bias,
                                                       const LayerRunner& runner) {
-  auto x = encoder->graph_encoder->runLayers(encoder_input, bias, runner);
+  return run(encoder_input, bias, runner);
+}
+
+// `x` by value: a moved-in encoder input is freed as soon as the first layer no longer needs it.
+torch::Tensor GraphormerImpl::run(torch::Tensor x, const torch::Tensor& bias, const LayerRunner& runner) {
+  // With bfloat16 weight copies, inference carries the residual stream in bfloat16 too (halving
+  // the activations' memory); the sums, layer norms and softmax inside each layer are fp32.
+  if (narrowResidual() && x.scalar_type() != residual_dtype_) x = x.to(residual_dtype_);
+  x = encoder->graph_encoder->runLayers(std::move(x), bias, runner);
   // The head is per token and only the graph token (index 0) is read: project that one only.
   auto token = x.select(1, 0);
+  if (narrowResidual()) token = token.to(torch::kFloat);  // the head has no 16-bit copies
   return classifier(encoder->headTransform(token)).to(torch::kFloat);
 }
 
-torch::Tensor GraphormerImpl::forward(const tensor::GraphBatch& batch, const LayerRunner& runner) {
+torch::Tensor GraphormerImpl::forward(tensor::GraphBatch batch, const LayerRunner& runner) {
   auto& graph = *encoder->graph_encoder;
-  return forwardFromNodeFeatures(graph.graph_node_feature(batch), graph.attentionBias(batch), runner);
+  // For the peak memory of a moved-in batch: the bias first, then the inputs only the bias reads
+  // are freed, then the node features (in the residual's dtype), then the rest of the batch.
+  if (config_.edge_type == "multi_hop") batch.attn_edge_type = torch::Tensor();
+  // The CPU attention kernel reads a bfloat16 bias in fp32: with the bfloat16 residual, half the memory.
+  const bool narrow_bias = narrowResidual() && kernels::available() && batch.input_nodes.device().is_cpu();
+  const auto bias = graph.attentionBias(batch, narrow_bias ? torch::kBFloat16 : torch::kFloat);
+  batch.input_edges = batch.spatial_pos = batch.attn_edge_type = batch.attn_bias = torch::Tensor();
+  auto x = graph.normalizeEmbeddings(graph.graph_node_feature(batch),
+                                     narrowResidual() ? c10::optional<c10::ScalarType>(residual_dtype_) : c10::nullopt);
+  batch = tensor::GraphBatch();
+  return run(std::move(x), bias, runner);
 }
 
 std::shared_ptr<GraphormerImpl> GraphormerImpl::copyAs(torch::ScalarType dtype, const torch::Device& device) const {
@@ -141,12 +163,17 @@ std::vector<Linear> GraphormerImpl::linears() {
   return out;
 }
 
+bool GraphormerImpl::narrowResidual() const {
+  return residual_dtype_ != torch::kFloat && !torch::GradMode::is_enabled() && !is_training();
+}
+
 bool GraphormerImpl::isHead(const Linear& linear) const {
   return linear.get() == classifier->classifier.get() || linear.get() == encoder->lm_head_transform_weight.get();
 }
 
 void GraphormerImpl::setHalfWeights(c10::ScalarType dtype) {
   for (auto& linear : linears()) linear->setHalfWeights(isHead(linear) ? torch::kFloat : dtype);
+  residual_dtype_ = dtype == torch::kBFloat16 ? torch::kBFloat16 : torch::kFloat;
 }
 
 void GraphormerImpl::releaseFloatWeights() {

@@ -27,10 +27,12 @@ using LayerRunner = std::function<torch::Tensor(int index, EncoderLayerImpl& lay
 class GraphEncoderImpl : public torch::nn::Module {
  public:
   explicit GraphEncoderImpl(const bundle::GraphormerConfig& config);
-  // [B, H, T, T] float32 attention bias with the padded keys masked (-inf).
-  torch::Tensor attentionBias(const tensor::GraphBatch& batch);
-  // Embedding layer norm (when configured); input is graph_node_feature's output.
-  torch::Tensor normalizeEmbeddings(const torch::Tensor& node_features);
+  // [B, H, T, T] attention bias with the padded keys masked (-inf): summed in fp32, returned in
+  // `dtype`.
+  torch::Tensor attentionBias(const tensor::GraphBatch& batch, c10::ScalarType dtype = c10::ScalarType::Float);
+  // Embedding layer norm (when configured); input is graph_node_feature's output. With `dtype`,
+  // the result in that dtype (the residual stream's).
+  torch::Tensor normalizeEmbeddings(const torch::Tensor& node_features, c10::optional<c10::ScalarType> dtype = {});
   torch::Tensor runLayers(torch::Tensor x, const torch::Tensor& bias, const LayerRunner& runner = {});
 
   GraphNodeFeature graph_node_feature{nullptr};
@@ -72,8 +74,9 @@ class GraphormerImpl : public torch::nn::Module {
  public:
   explicit GraphormerImpl(const bundle::GraphormerConfig& config);
 
-  // [B, num_classes] float32 raw outputs (before any target de-normalisation).
-  torch::Tensor forward(const tensor::GraphBatch& batch, const LayerRunner& runner = {});
+  // [B, num_classes] float32 raw outputs (before any target de-normalisation). A batch passed by
+  // rvalue is freed once the bias and node features are built.
+  torch::Tensor forward(tensor::GraphBatch batch, const LayerRunner& runner = {});
   // The same forward split at the node features, for attributions: `node_features` is
   // graph_node_feature's output [B, T, C] (or a perturbation of it).
   torch::Tensor forwardFromNodeFeatures(const torch::Tensor& node_features, const torch::Tensor& bias,
@@ -90,6 +93,8 @@ class GraphormerImpl : public torch::nn::Module {
   // 16-bit copies (kBFloat16, kHalf) of every Linear's weights but the head's (which stays fp32:
   // one row per molecule, where rounding would reach the prediction directly); kFloat drops them.
   // Used in inference only; layer norms, embeddings, attention scores and softmax stay fp32.
+  // With bfloat16 the residual stream between layers is bfloat16 too (fp16, with its narrow
+  // range, keeps an fp32 residual).
   void setHalfWeights(c10::ScalarType dtype);
   // Frees the fp32 weights of the layers that have 16-bit copies (see LinearImpl).
   void releaseFloatWeights();
@@ -110,7 +115,10 @@ class GraphormerImpl : public torch::nn::Module {
 
  private:
   bool isHead(const Linear& linear) const;
+  torch::Tensor run(torch::Tensor encoder_input, const torch::Tensor& bias, const LayerRunner& runner);
+  bool narrowResidual() const;  // inference with bfloat16 weight copies
   bundle::GraphormerConfig config_;
+  c10::ScalarType residual_dtype_ = c10::ScalarType::Float;
 };
 TORCH_MODULE(Graphormer);
 

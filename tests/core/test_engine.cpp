@@ -1,7 +1,9 @@
 // Inference session behaviour: precisions, invariance, cancellation, progress, memory probes.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "model/checkpoint.h"
 #include "model/linear.h"
@@ -66,10 +68,12 @@ TEST(Precision, Bf16AndInt8StayWithinTheirMeasuredTolerance) {
   }
 }
 
-// The 16-bit weight copies round the same products autocast rounds, from the same fp32 weights;
-// they differ from autocast only where autocast also rounds what the copies keep in fp32 (the
-// head, the attention products). Measured on the fixture: max |copies - autocast| 0.006 (each
-// 0.04-0.06 from fp32).
+// The 16-bit weight copies round the products' inputs as autocast does, from the same fp32
+// weights; unlike autocast they also keep the residual stream and the attention bias in bfloat16
+// (half the activation memory) and round the attention products' inputs less (autocast: q, k, v
+// and the probabilities in 16 bits; the copies: fp32 scores and probabilities). Measured on the
+// fixture: max |copies - autocast| 0.036 / 0.042 (post-LN / pre-LN), copies 0.082 / 0.045 from
+// fp32, autocast 0.068 / 0.038.
 TEST(Precision, Bf16WeightCopiesAgreeWithAutocast) {
   const auto graphs = test::fixtureGraphs(5);
   const auto mols = test::pointers(graphs);
@@ -84,9 +88,9 @@ TEST(Precision, Bf16WeightCopiesAgreeWithAutocast) {
     const double between = maxAbsDiff(copies, autocast);
     std::printf("[ measured ] %s bf16 copies vs autocast: max |d| %.4f (vs fp32: copies %.4f, autocast %.4f)\n", variant.c_str(),
                 between, maxAbsDiff(copies, fp32), maxAbsDiff(autocast, fp32));
-    EXPECT_LT(between, 0.03) << variant;
+    EXPECT_LT(between, 0.06) << variant;
     EXPECT_GT(maxAbsDiff(copies, fp32), 0.0) << "the copies must really be 16-bit";
-    EXPECT_LT(maxAbsDiff(copies, fp32), 0.15) << variant;
+    EXPECT_LT(maxAbsDiff(copies, fp32), 1.5 * maxAbsDiff(autocast, fp32)) << variant;
   }
 }
 
@@ -109,6 +113,36 @@ TEST(Precision, Int8PredictionDoesNotDependOnBatchCompanions) {
       EXPECT_NEAR(alone[0].values[c], batch[17].values[c], 1e-5) << target;
     }
   }
+}
+
+// BF16 inference keeps the residual stream, the bias and every activation in 16 bits: its peak
+// tensor memory at the same batch is about half FP32's (0.50x measured here, 0.51x on the base model in
+// bench/inference), where autocast's copies of the weights made it higher than FP32's.
+TEST(Precision, Bf16InferenceHoldsAboutHalfTheTensorMemoryOfFp32) {
+  const auto graphs = test::fixtureGraphs(5);
+  const auto mols = test::pointers(graphs);
+  std::map<std::string, int64_t> peaks;
+  for (const auto& [name, precision, autocast] : {std::tuple{"fp32", tensor::Precision::FP32, false},
+                                                  std::tuple{"bf16", tensor::Precision::BF16, false},
+                                                  std::tuple{"bf16-autocast", tensor::Precision::BF16, true}}) {
+    model::LoadedModel m;
+    m.config = test::tinyConfig(2, 768, 768, 32);  // the base model's width, fewer layers
+    m.model = model::Graphormer(m.config);
+    m.model->initializeWeights(5);
+    engine::SessionOptions o;
+    o.precision = precision;
+    o.autocast = autocast;
+    o.plan.max_batch_size = 64;
+    auto s = engine::InferenceSession::create(std::move(m), o);
+    ASSERT_TRUE(s.isOk()) << s.status().toString();
+    engine::RunCallbacks cb;
+    cb.memory = std::make_shared<tensor::TensorMemoryTracker>();
+    for (const auto& p : s.value()->predict(mols, cb)) ASSERT_TRUE(p.status.isOk()) << p.status.toString();
+    peaks[name] = cb.memory->peak();
+    std::printf("[ measured ] %s: peak tensor memory %.2f MiB\n", name, peaks[name] / 1048576.0);
+  }
+  EXPECT_LT(peaks["bf16"], 0.6 * peaks["fp32"]);
+  EXPECT_LT(peaks["bf16"], peaks["bf16-autocast"]);
 }
 
 TEST(Precision, StableRowCountsPadLittleAndRepeat) {

@@ -147,7 +147,7 @@ TEST(Explain, PeakMemoryFallsAsTheCheckpointRatioRises) {
       EXPECT_LT(peak, fp32_peak[ratio]) << ratio;
       double scale = 0, worst = 0;
       for (size_t i = 0; i < mols.size(); ++i) {
-        ASSERT_TRUE(a.value()[i].status.isOk());
+        ASSERT_TRUE(a.value()[i].status.isOk()) << a.value()[i].status.message();
         for (size_t k = 0; k < a.value()[i].atoms.size(); ++k) {
           scale = std::max(scale, double(std::abs(fp32_result[ratio][i].atoms[k])));
           worst = std::max(worst, double(std::abs(a.value()[i].atoms[k] - fp32_result[ratio][i].atoms[k])));

@@ -8,6 +8,8 @@
 #include <random>
 
 #include "model/checkpoint.h"
+#include "model/encoder_layer.h"
+#include "model/layer_norm.h"
 #include "tensor/collate.h"
 #include "core/model_fixture.h"
 #include "model/format/safetensors.h"
@@ -176,6 +178,40 @@ TEST(FixtureIntermediates, BiasEmbeddingsAndEveryLayerMatch) {
     }
     EXPECT_LT((m.forward(batch) - t["logits"]).abs().max().item<float>(), 1e-4) << variant;
   }
+}
+
+// The pieces of BF16 inference round the fp32 results once: the bias (summed in fp32), the layer
+// norm of the embeddings (fp32 in) and the fused residual sum + layer norm (bfloat16 in).
+TEST(FixtureIntermediates, Bf16InferencePiecesRoundTheFp32ResultsOnce) {
+  auto model = model::loadModel(test::fixtureDir() + "/postln/model.safetensors");
+  ASSERT_TRUE(model.isOk());
+  auto& enc = *model->model->encoder->graph_encoder;
+  const auto graphs = test::fixtureGraphs(model->config.multi_hop_max_dist);
+  const auto batch = tensor::collate(test::pointers(graphs), {});
+  torch::NoGradGuard no_grad;
+  const auto within_one_rounding = [](const torch::Tensor& got, const torch::Tensor& exact) {
+    const auto finite = torch::isfinite(exact);
+    EXPECT_TRUE(torch::isfinite(got.to(torch::kFloat)).equal(finite));
+    const auto err = (got.to(torch::kFloat) - exact).masked_select(finite).abs();
+    const auto bound = exact.masked_select(finite).abs() * (1.0 / 256) + 1e-6;  // half an ulp of 8 bits, and then some
+    EXPECT_TRUE((err <= bound).all().item<bool>()) << "worst " << (err - bound).max().item<float>();
+  };
+  const auto bias32 = enc.attentionBias(batch);
+  const auto bias16 = enc.attentionBias(batch, torch::kBFloat16);
+  EXPECT_EQ(bias16.scalar_type(), torch::kBFloat16);
+  within_one_rounding(bias16, bias32);
+
+  const auto nodes = enc.graph_node_feature(batch);
+  const auto x32 = enc.normalizeEmbeddings(nodes);
+  const auto x16 = enc.normalizeEmbeddings(nodes, torch::kBFloat16);
+  EXPECT_EQ(x16.scalar_type(), torch::kBFloat16);
+  within_one_rounding(x16, x32);
+
+  auto& layer = *enc.layers[0]->as<model::EncoderLayerImpl>();
+  const auto h16 = (x32 * 0.5 + 0.25).to(torch::kBFloat16);
+  const auto fused = model::layerNormAs(layer.final_layer_norm, x16, torch::kBFloat16, h16);
+  const auto exact = model::layerNormFp32(layer.final_layer_norm, x16.to(torch::kFloat) + h16.to(torch::kFloat));
+  within_one_rounding(fused, exact);
 }
 
 }  // namespace
