@@ -80,7 +80,7 @@ void biasRow(const BiasTerms& p, int64_t b, int64_t i, float* acc) {
       const int64_t pair = (b * N + i - 1) * N + j - 1;
       edgePair(p.edges + pair * p.d_full * p.F, p.table, a, p.D, p.F, p.V, H);
       const int64_t s = p.spatial_pos[pair];
-      const float inv = 1.f / static_cast<float>(std::min(std::max<int64_t>(s - 1, 1), p.max_dist));
+      const float inv = p.feature_mean / static_cast<float>(std::min(std::max<int64_t>(s - 1, 1), p.max_dist));
       const float* spatial = p.spatial_table + s * H;
       for (int64_t h = 0; h < H; ++h) a[h] = spatial[h] + a[h] * inv;
     }

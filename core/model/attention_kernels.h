@@ -25,7 +25,7 @@ void attention(const void* q, const void* k, const void* v, bool bfloat16, float
 // [B, H, N, N] edge term and no repeated copies. With T = N + 1 (graph token first):
 //   out[b, h, i, j] = 2 * collated[b, i, j] + token[h]                        (i == 0 or j == 0)
 //   out[b, h, 1+i, 1+j] = 2 * collated[b, 1+i, 1+j] + spatial_table[s, h]
-//                         + sum_{d<D} sum_f table[d, edges[b,i,j,d,f], h] / divisor(s)
+//                         + sum_{d<D} sum_f table[d, edges[b,i,j,d,f], h] * feature_mean / divisor(s)
 // with s = spatial_pos[b, i, j] (distance + 1, 0 for padding) and divisor(s) = min(max(s - 1, 1),
 // max_dist), as the reference divides the summed hops; it adds the collated bias (0 or -inf) twice.
 // Sums in fp32; out: [B, H, T, T] float32, or bfloat16 (one rounding). Indices must be in range
@@ -34,10 +34,11 @@ struct BiasTerms {
   const float* collated = nullptr;       // [B, T, T]: 0, or -inf where masked
   const float* token = nullptr;          // [H]: the graph token's virtual distance
   const int64_t* edges = nullptr;        // [B, N, N, d_full, F] int64 (the first D hops are read), < V
-  const float* table = nullptr;          // [D, V, H]: edge embeddings times each hop's H x H matrix, / F
+  const float* table = nullptr;          // [>= D, V, H]: edge embeddings times each hop's H x H matrix
   const int64_t* spatial_pos = nullptr;  // [B, N, N] int64, < rows of spatial_table
   const float* spatial_table = nullptr;  // [S, H]
   int64_t B = 0, N = 0, d_full = 0, D = 0, F = 0, V = 0, H = 0, max_dist = 1;
+  float feature_mean = 1.f;  // 1 / F: the reference averages the F edge features
 };
 void attentionBias(const BiasTerms& terms, void* out, bool bfloat16);
 

@@ -107,6 +107,21 @@ torch::Tensor GraphAttnBiasImpl::multiHopEdgeTerm(const tensor::GraphBatch& batc
   return (summed / sp.to(summed.scalar_type()).unsqueeze(-1)).permute({0, 3, 1, 2});
 }
 
+// mean_f(emb[e_f]) @ W_d == sum_f (emb @ W_d / F)[e_f]: the hop matrices folded into the table.
+torch::Tensor GraphAttnBiasImpl::foldedEdgeTable() {
+  const auto &emb = edge_encoder->weight, &hops = edge_dis_encoder->weight;
+  const std::vector<int64_t> key{emb._version(), hops._version(), reinterpret_cast<int64_t>(emb.data_ptr()),
+                                 reinterpret_cast<int64_t>(hops.data_ptr())};
+  std::lock_guard<std::mutex> lock(table_mutex_);
+  if (!table_.defined() || key != table_key_) {
+    const int64_t h = heads_;
+    const auto hop = hops.view({-1, h, h}).narrow(0, 0, multi_hop_max_dist_).to(torch::kFloat);  // [D, H, H]
+    table_ = torch::matmul(emb.to(torch::kFloat).unsqueeze(0), hop).contiguous();          // [D, V, H]
+    table_key_ = key;
+  }
+  return table_;
+}
+
 torch::Tensor GraphAttnBiasImpl::fusedForward(const tensor::GraphBatch& batch, c10::ScalarType dtype) {
   const auto edges = batch.input_edges.contiguous(), spatial_pos = batch.spatial_pos.contiguous();
   const auto collated = batch.attn_bias.to(torch::kFloat).contiguous();
@@ -115,9 +130,7 @@ torch::Tensor GraphAttnBiasImpl::fusedForward(const tensor::GraphBatch& batch, c
   const int64_t d = std::min<int64_t>(edges.size(3), multi_hop_max_dist_);
   checkIndices(edges, v, "edge feature");
   checkIndices(spatial_pos, spatial_pos_encoder->weight.size(0), "spatial position");
-  // mean_f(emb[e_f]) @ W_d == sum_f (emb @ W_d / F)[e_f]: fold the hop matrices into the table.
-  const auto hop = edge_dis_encoder->weight.view({-1, h, h}).narrow(0, 0, d).to(torch::kFloat);  // [D, H, H]
-  const auto table = (torch::matmul(weight.to(torch::kFloat).unsqueeze(0), hop) / f).contiguous();  // [D, V, H]
+  const auto table = foldedEdgeTable();
   const auto spatial = spatial_pos_encoder->weight.to(torch::kFloat).contiguous();
   const auto token = graph_token_virtual_distance->weight.to(torch::kFloat).contiguous();
   kernels::BiasTerms terms;
@@ -125,7 +138,7 @@ torch::Tensor GraphAttnBiasImpl::fusedForward(const tensor::GraphBatch& batch, c
   terms.edges = edges.data_ptr<int64_t>(), terms.table = table.data_ptr<float>();
   terms.spatial_pos = spatial_pos.data_ptr<int64_t>(), terms.spatial_table = spatial.data_ptr<float>();
   terms.B = edges.size(0), terms.N = edges.size(1), terms.d_full = edges.size(3), terms.D = d, terms.F = f, terms.V = v;
-  terms.H = h, terms.max_dist = multi_hop_max_dist_;
+  terms.H = h, terms.max_dist = multi_hop_max_dist_, terms.feature_mean = 1.f / static_cast<float>(f);
   const int64_t t = terms.N + 1;
   auto out = torch::empty({terms.B, h, t, t}, weight.options().dtype(dtype));
   kernels::attentionBias(terms, out.data_ptr(), dtype == torch::kBFloat16);

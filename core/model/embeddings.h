@@ -8,6 +8,9 @@
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/pimpl.h>
 
+#include <mutex>
+#include <vector>
+
 #include "tensor/collate.h"
 #include "bundle/config.h"
 
@@ -41,6 +44,13 @@ class GraphAttnBiasImpl : public torch::nn::Module {
   // Inference on the CPU: the whole bias in one pass (model/attention_kernels.h), without the
   // [B, H, N, N] tensors autograd needs.
   torch::Tensor fusedForward(const tensor::GraphBatch& batch, c10::ScalarType dtype);
+  // The edge embeddings folded with every hop's H x H matrix, [multi_hop_max_dist, V, H] fp32:
+  // made once and kept until either weight changes (version or storage), so a batch's peak
+  // memory does not carry it. Sessions on many threads may share this module: guarded.
+  torch::Tensor foldedEdgeTable();
+  std::mutex table_mutex_;
+  torch::Tensor table_;
+  std::vector<int64_t> table_key_;
   int64_t heads_;
   int64_t multi_hop_max_dist_;
   bool multi_hop_;

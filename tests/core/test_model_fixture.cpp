@@ -214,5 +214,34 @@ TEST(FixtureIntermediates, Bf16InferencePiecesRoundTheFp32ResultsOnce) {
   within_one_rounding(fused, exact);
 }
 
+// Inference folds the edge embeddings into a table kept with the module; a change of the weights
+// (a training step, a reload) must reach the next prediction.
+TEST(FixtureIntermediates, TheFoldedEdgeTableFollowsTheWeights) {
+  auto model = model::loadModel(test::fixtureDir() + "/postln/model.safetensors");
+  ASSERT_TRUE(model.isOk());
+  auto& attn = *model->model->encoder->graph_encoder->graph_attn_bias;
+  const auto graphs = test::fixtureGraphs(model->config.multi_hop_max_dist);
+  const auto batch = tensor::collate(test::pointers(graphs), {});
+  const auto generic = [&] {  // the autograd path, which folds nothing
+    auto b = attn.forward(batch).detach();
+    return b.masked_fill(torch::isinf(b), 0);
+  };
+  const auto fused = [&] {
+    torch::NoGradGuard no_grad;
+    auto b = attn.forward(batch);
+    return b.masked_fill(torch::isinf(b), 0);
+  };
+  EXPECT_LT((fused() - generic()).abs().max().item<float>(), 1e-5);
+  const auto before = fused();
+  {
+    torch::NoGradGuard no_grad;
+    attn.edge_encoder->weight.mul_(2);
+    attn.edge_dis_encoder->weight.add_(0.1);
+  }
+  const auto after = fused();
+  EXPECT_GT((after - before).abs().max().item<float>(), 0.1) << "the new weights must reach the bias";
+  EXPECT_LT((after - generic()).abs().max().item<float>(), 1e-4);
+}
+
 }  // namespace
 }  // namespace gs
