@@ -59,7 +59,8 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), pa
   note->setWordWrap(true);
   note->setStyleSheet(QStringLiteral("color: #666; font-size: 9pt"));
   precision_->setToolTip(tr("FP32: the reference numbers. BF16/FP16: the model's matrix products in half-size numbers, "
-                            "faster on processors made for them (BF16 on recent CPUs, FP16 on NVIDIA GPUs), last digits "
+                            "faster on processors made for them (BF16 on recent CPUs, FP16 on NVIDIA GPUs); BF16 also "
+                            "keeps its working values in half-size numbers (about half FP32's memory); last digits "
                             "differ. INT8: the products in 8-bit integers, fastest for large models, slower than FP32 for "
                             "small ones (then not offered). The Compare tab measures speed, memory and accuracy of each on "
                             "your molecules."));
