@@ -1,7 +1,6 @@
 #include "model/encoder_layer.h"
 
 #include <torch/torch.h>
-#include "tensor/memory_probe.h"
 
 #include <cmath>
 #include <utility>
