@@ -123,15 +123,16 @@ void loadSlice(const T* src, float* dst, int64_t t, int64_t d, int64_t ld, float
 #ifdef GS_HAVE_BLAS
 bool available() { return true; }
 
-// Per (molecule, head), in scratch of T*T + 3*T*d floats: the slices of q, k, v in fp32, the
-// scores on a copy of the bias, softmax, and the product with v written into out. Row-major X
-// (r x c) is column-major X^T: the products are written for Fortran BLAS in those terms.
 // One head's [T, d] result from contiguous fp32 into its slice of a [B, T, H, d] tensor.
 template <typename T>
 void storeSlice(const float* src, T* dst, int64_t t, int64_t d, int64_t ld) {
   for (int64_t i = 0; i < t; ++i)
     for (int64_t c = 0; c < d; ++c) store(dst + i * ld + c, src[i * d + c]);
 }
+
+// Per (molecule, head), in scratch of T*T + 4*T*d floats: the slices of q, k, v in fp32, the
+// scores on an fp32 copy of the bias, softmax, and the product with v, stored into out's slice.
+// Row-major X (r x c) is column-major X^T: the products are written for Fortran BLAS in those terms.
 
 template <typename T, typename Bias>
 void attentionTyped(const T* q, const T* k, const T* v, float scale, const Bias* bias, T* out, int64_t B, int64_t T_,

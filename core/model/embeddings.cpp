@@ -3,7 +3,6 @@
 #include <torch/nn/functional/embedding.h>
 #include <torch/torch.h>
 
-
 #include "tensor/torch_compat.h"
 #include "model/attention_kernels.h"
 #include "model/row_kernels.h"
@@ -86,16 +85,12 @@ GraphAttnBiasImpl::GraphAttnBiasImpl(const bundle::GraphormerConfig& c)
   freezePaddingRow(edge_encoder->weight);
 }
 
-// Divisor of the summed hop terms, as the reference computes it from spatial_pos (= distance + 1):
-// padding 0 -> 1, then x > 1 -> x - 1, clamped to multi_hop_max_dist; i.e. max(1, distance).
-torch::Tensor GraphAttnBiasImpl::hopDivisor(const torch::Tensor& spatial_pos) const {
-  auto sp = spatial_pos.masked_fill(spatial_pos.eq(0), 1);
-  return torch::where(sp > 1, sp - 1, sp).clamp(0, multi_hop_max_dist_);
-}
-
 torch::Tensor GraphAttnBiasImpl::multiHopEdgeTerm(const tensor::GraphBatch& batch) {
   const int64_t b = batch.input_nodes.size(0), n = batch.input_nodes.size(1), h = heads_;
-  const auto sp = hopDivisor(batch.spatial_pos);
+  // Divisor of the summed hop terms, as the reference computes it from spatial_pos (= distance + 1):
+  // padding 0 -> 1, then x > 1 -> x - 1, clamped to multi_hop_max_dist; i.e. max(1, distance).
+  auto sp = batch.spatial_pos.masked_fill(batch.spatial_pos.eq(0), 1);
+  sp = torch::where(sp > 1, sp - 1, sp).clamp(0, multi_hop_max_dist_);
   auto edges = batch.input_edges;  // [B, N, N, D, 3]
   const int64_t d = std::min<int64_t>(edges.size(3), multi_hop_max_dist_);
   edges = edges.narrow(3, 0, d);

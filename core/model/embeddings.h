@@ -40,7 +40,6 @@ class GraphAttnBiasImpl : public torch::nn::Module {
 
  private:
   torch::Tensor multiHopEdgeTerm(const tensor::GraphBatch& batch);  // [B, H, N, N]
-  torch::Tensor hopDivisor(const torch::Tensor& spatial_pos) const;  // [B, N, N]
   // Inference on the CPU: the whole bias in one pass (model/attention_kernels.h), without the
   // [B, H, N, N] tensors autograd needs.
   torch::Tensor fusedForward(const tensor::GraphBatch& batch, c10::ScalarType dtype);
