@@ -35,6 +35,7 @@ const char* kUsage =
     "\n"
     "  screen plan --input FILE|GLOB[,...] --out DIR [MODEL OPTIONS] [INPUT OPTIONS] [TRUST OPTIONS]\n"
     "              [--shard-minutes M (5) | --shard-rows N | --shards N] [--output-codec gz|zst|bz2|none]\n"
+    "              [--chunk-rows N (512; shards are whole chunks; predict with the same N writes the same bytes)]\n"
     "  screen run DIR [--local N | --shard I | --slurm-array --blocks FILE | --mpi] [--device D] [--max-attempts 3]\n"
     "  screen submit DIR --slurm [--shards-per-task N] [--throttle K] [--local N] [--no-merge] [--dry-run]\n"
     "              [--merge-args '--top 1000 --by COL'] [-- SBATCH OPTIONS]\n"
@@ -56,6 +57,7 @@ const char* kUsage =
     "\n"
     "  predict --input FILE --output FILE.csv [MODEL OPTIONS] [INPUT OPTIONS] [TRUST OPTIONS]\n"
     "          [--convention official|hf] [--spatial-pos-max N] [--no-bucketing] [--drop-input-columns] [--quiet]\n"
+    "          [--chunk-rows N (512: rows read, batched and written together)]\n"
     "      One CSV row per input row, in input order: row,id,smiles,canonical_smiles,status,<outputs>,\n"
     "      <output>_lower,<output>_upper,<output>_sigma per output,domain,domain_reasons,nn_similarity,message,\n"
     "      then the input's other columns (CSV columns, SD data items; 'input_' prefixed on a name clash)\n"
@@ -182,12 +184,13 @@ int predictCommand(int argc, char** argv) {
   CliArgs args;
   std::string error;
   gs::jobs::PredictJobOptions options;
-  const FlagSet flags = FlagSet{{"--input", "--output"}, {"--quiet", "--drop-input-columns"}} + gs::app::modelFlags() + gs::app::inputFlags() +
+  const FlagSet flags = FlagSet{{"--input", "--output", "--chunk-rows"}, {"--quiet", "--drop-input-columns"}} + gs::app::modelFlags() + gs::app::inputFlags() +
                         gs::app::collationFlags() + gs::app::trustFlags();
   if (!gs::app::parseFlags(args, argc, argv, flags, &error) || !gs::app::readModelFlags(args, {}, &options.predictor, &error) ||
       !gs::app::readTrustFlags(args, &options.predictor, &error) ||
       !gs::app::readInputFlags(args, &options.reader, &options.predictor, &error) ||
-      !gs::app::readCollationFlags(args, &options.predictor.session, &error))
+      !gs::app::readCollationFlags(args, &options.predictor.session, &error) ||
+      !args.getInt("--chunk-rows", gs::predict::kChunkRows, 1, 1 << 20, &options.chunk_rows, &error))
     return fail(error);
   options.input = args.get("--input");
   options.output = args.get("--output");

@@ -74,7 +74,7 @@ int planCommand(int argc, char** argv) {
   CliArgs args;
   std::string error;
   screen::PlanOptions o;
-  const FlagSet flags = FlagSet{{"--input", "--out", "--shard-minutes", "--shard-rows", "--shards", "--output-codec"}, {}} +
+  const FlagSet flags = FlagSet{{"--input", "--out", "--shard-minutes", "--shard-rows", "--shards", "--output-codec", "--chunk-rows"}, {}} +
                         modelFlags() + inputFlags() + collationFlags() + trustFlags();
   int shard_rows = 0;
   if (!args.parse(argc, argv, 3, flags.valued, flags.switches, &error) || !readModelFlags(args, {}, &o.predictor, &error) ||
@@ -82,6 +82,7 @@ int planCommand(int argc, char** argv) {
       !readCollationFlags(args, &o.predictor.session, &error) ||
       !args.getInt("--shard-rows", 0, 0, 1 << 30, &shard_rows, &error) ||
       !args.getInt("--shards", 0, 0, 1 << 24, &o.shards, &error) ||
+      !args.getInt("--chunk-rows", 0, 1, 1 << 20, &o.chunk_rows, &error) ||
       !readCodec(args.get("--output-codec", "gz"), &o.output_codec, &error))
     return fail(error);
   double minutes = 5;

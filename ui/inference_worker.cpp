@@ -10,7 +10,7 @@
 
 #include "data/smi_reader.h"
 #include "input_reader.h"
-#include "engine/trainer.h"
+#include "engine/train_types.h"
 #include "jobs/bench_job.h"
 #include "model/loader.h"
 #include "predict/predictor.h"

@@ -62,7 +62,7 @@ Result<PredictSummary> runPredict(const PredictJobOptions& options, const Predic
   };
   engine::RunCallbacks run;
   run.cancelled = callbacks.cancelled;
-  auto streamed = predict::predictStream(p, *reader.value(), sink, run);
+  auto streamed = predict::predictStream(p, *reader.value(), sink, run, options.chunk_rows);
   if (!streamed.isOk()) return streamed.status();
   if (Status s = reader.value()->inputError(); !s.isOk()) return Status{s.code(), options.input + ": " + s.message()};
   if (Status s = out.finish(); !s.isOk()) return s;

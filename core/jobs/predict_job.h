@@ -21,6 +21,9 @@ struct PredictJobOptions {
   std::string output;  // CSV path; the run record goes to output + ".json"
   data::ReaderOptions reader;
   bool keep_input_columns = true;
+  // Rows read and predicted together (batches are planned within a chunk): `screen` writes what
+  // `predict` writes byte for byte when both use the same value.
+  int chunk_rows = predict::kChunkRows;
 };
 
 struct PredictCallbacks {

@@ -4,6 +4,8 @@
 
 #include "jobs/output_check.h"
 #include "bundle/trust_file.h"
+#include "engine/train_memory.h"
+#include "engine/trainer.h"
 #include "jobs/trust_builder.h"
 #include "model/loader.h"
 #include "model/lora.h"

@@ -15,8 +15,7 @@
 #include <optional>
 
 #include "bundle/model_source.h"
-#include "engine/train_memory.h"
-#include "engine/trainer.h"
+#include "engine/train_types.h"
 #include "jobs/labelled_data.h"
 #include "predict/predictor_options.h"
 

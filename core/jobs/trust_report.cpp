@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <functional>
 #include <sstream>
 
 #include "common/stats.h"

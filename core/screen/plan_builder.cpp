@@ -173,7 +173,7 @@ Result<Plan> buildPlan(const PlanOptions& o) {
   if (plan.predictor.session.threads <= 0) plan.predictor.session.threads = 1;
   plan.reader = o.reader;
   plan.output_codec = o.output_codec;
-  plan.chunk_rows = predict::kChunkRows;
+  plan.chunk_rows = o.chunk_rows > 0 ? o.chunk_rows : predict::kChunkRows;
   plan.shard_seconds = o.shard_seconds;
   if (!codecAvailable(o.output_codec)) return Status{StatusCode::InvalidArgument, std::string("this build cannot write ") + codecName(o.output_codec)};
   for (const auto& path : o.inputs) {

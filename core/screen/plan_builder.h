@@ -18,6 +18,7 @@ struct PlanOptions {
   double shard_seconds = 300;  // target time per shard, from the measured rate
   int64_t shard_rows = 0;      // > 0: rows per shard instead (rounded up to whole chunks)
   int shards = 0;              // > 0: about this many shards instead (the chunks spread evenly)
+  int chunk_rows = 0;          // rows predicted together (predict --chunk-rows); 0 = predict::kChunkRows
   std::function<void(const std::string&)> note;  // progress lines
 };
 

@@ -4,10 +4,13 @@
 # (after decompression) with 1 shard, 7 shards and 2 local processes; a killed run resumes without
 # recomputing finished shards; a stop request commits and exits 0; a flipped byte or a receipt of
 # another model makes merge refuse and name the shard; a poison molecule that crashes the worker
-# ends as one `crashed` row. GS_SCREEN_TEST_ROWS (5000) sets the size (smaller under ASan).
+# ends as one `crashed` row. The plans read --chunk-rows 32 (predict too), so a few hundred rows
+# (GS_SCREEN_TEST_ROWS, 400) make a dozen chunks and seven real shards; the identity checks run
+# with --no-trust, and one plan (the 7-shard .smi one, whose hit list filters on sigma) keeps trust.
 set -euo pipefail
 cli=$1
-rows=${GS_SCREEN_TEST_ROWS:-5000}
+rows=${GS_SCREEN_TEST_ROWS:-400}
+chunk=(--chunk-rows 32)
 nci=/usr/share/RDKit/Data/NCI
 tmp=$(mktemp -d); trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 half=$((rows / 2))
@@ -21,11 +24,17 @@ expect_same() {  # $1 screen dir, $2 predict csv
   merged "$1" | cmp - "$2" || { echo "screen $1 differs from predict"; exit 1; }
 }
 
+# predict's output, the reference: with trust for lib.smi (the plan that keeps it), without for all.
+"$cli" predict --threads 1 --drop-input-columns "${chunk[@]}" --input "$tmp/lib.smi" --output "$tmp/lib.smi.trust.csv" \
+  --quiet 2> /dev/null
 for f in lib.smi lib.smi.gz lib.csv lib.sdf; do
-  "$cli" predict --threads 1 --drop-input-columns --input "$tmp/$f" --output "$tmp/$f.pred.csv" --quiet 2> /dev/null
-  "$cli" screen plan --input "$tmp/$f" --out "$tmp/$f.s7" --shards 7 2> /dev/null
+  "$cli" predict --threads 1 --no-trust --drop-input-columns "${chunk[@]}" --input "$tmp/$f" --output "$tmp/$f.pred.csv" \
+    --quiet 2> /dev/null
+  trust=(--no-trust); ref="$tmp/$f.pred.csv"
+  [ "$f" = lib.smi ] && { trust=(); ref="$tmp/lib.smi.trust.csv"; }
+  "$cli" screen plan --input "$tmp/$f" --out "$tmp/$f.s7" --shards 7 "${chunk[@]}" "${trust[@]}" 2> /dev/null
   "$cli" screen run "$tmp/$f.s7" --local 2 2> "$tmp/run.txt" || { cat "$tmp/run.txt"; exit 1; }
-  expect_same "$tmp/$f.s7" "$tmp/$f.pred.csv"
+  expect_same "$tmp/$f.s7" "$ref"
   n=$(tail -n +2 "$tmp/$f.pred.csv" | python3 -c 'import csv,sys; print(sum(1 for _ in csv.reader(sys.stdin)))')
   echo "$f: $n rows, $(python3 -c "import json;print(len(json.load(open('$tmp/$f.s7/plan.json'))['shards']))") shards: identical to predict"
 done
@@ -33,22 +42,22 @@ grep -q ",too_many_atoms," "$tmp/lib.smi.pred.csv" || { echo "the oversized mole
 grep -q ",syntax_error," "$tmp/lib.csv.pred.csv" || { echo "no syntax_error row in the CSV"; exit 1; }
 
 # One shard, run by id.
-"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/s1" --shards 1 2> /dev/null
+"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/s1" --shards 1 --no-trust "${chunk[@]}" 2> /dev/null
 "$cli" screen run "$tmp/s1" --shard 0 2> /dev/null
 expect_same "$tmp/s1" "$tmp/lib.smi.pred.csv"
 # Uncompressed output: the merged CSV is byte-identical to predict's as it is.
-"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/plain" --shards 3 --output-codec none 2> /dev/null
+"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/plain" --shards 3 --output-codec none --no-trust "${chunk[@]}" 2> /dev/null
 "$cli" screen run "$tmp/plain" --local 2 2> /dev/null
 "$cli" screen merge "$tmp/plain" --output "$tmp/plain.csv" 2> /dev/null
 cmp "$tmp/plain.csv" "$tmp/lib.smi.pred.csv" || { echo "uncompressed merge differs from predict"; exit 1; }
 # A damaged (truncated) compressed input: the shard fails at once with a specific error, no retries.
 head -c $(( $(stat -c %s "$tmp/lib.smi.gz") / 2 )) "$tmp/lib.smi.gz" > "$tmp/cut.smi.gz"
-"$cli" screen plan --input "$tmp/cut.smi.gz" --out "$tmp/cut" 2> /dev/null
+"$cli" screen plan --input "$tmp/cut.smi.gz" --out "$tmp/cut" --no-trust 2> /dev/null
 if "$cli" screen run "$tmp/cut" 2> "$tmp/err.txt"; then echo "a damaged input passed"; exit 1; fi
 grep -q "shard 0: .*truncated gzip data.*the file is damaged" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
 [ "$(ls "$tmp"/cut/logs/000 | wc -l)" = 1 ] || { echo "a damaged input was retried"; exit 1; }
 # A plan is immutable.
-if "$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/s1" --shards 2 2> "$tmp/err.txt"; then echo "plan replaced"; exit 1; fi
+if "$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/s1" --shards 2 --no-trust 2> "$tmp/err.txt"; then echo "plan replaced"; exit 1; fi
 grep -q "already holds a plan" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
 
 # Hit lists: top-k of a column among rows passing a threshold equals a full sort of the merge.
@@ -86,7 +95,7 @@ if "$cli" screen merge "$tmp/model" 2> "$tmp/err.txt"; then echo "merge mixed mo
 grep -q "shard $mid: computed with another model" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
 
 # Killed mid-run: nothing half-written is taken; re-running skips finished shards.
-"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/kill" --shards 7 2> /dev/null
+"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/kill" --shards 7 --no-trust "${chunk[@]}" 2> /dev/null
 setsid "$cli" screen run "$tmp/kill" --local 1 2> /dev/null &
 runner=$!
 for _ in $(seq 1 600); do ls "$tmp"/kill/receipts/000/*[0-9].json > /dev/null 2>&1 && break; sleep 0.1; done
@@ -102,7 +111,7 @@ done
 expect_same "$tmp/kill" "$tmp/lib.smi.pred.csv"
 
 # Stop request (Slurm's SIGUSR1): commits what is complete, exits 0, re-running finishes.
-"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/stop" --shards 2 2> /dev/null
+"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/stop" --shards 2 --no-trust "${chunk[@]}" 2> /dev/null
 "$cli" screen run "$tmp/stop" --local 1 2> "$tmp/stop.txt" &
 runner=$!
 for _ in $(seq 1 600); do ls "$tmp"/stop/logs/000/*.log > /dev/null 2>&1 && break; sleep 0.1; done
@@ -113,7 +122,7 @@ expect_same "$tmp/stop" "$tmp/lib.smi.pred.csv"
 
 # A poison molecule that crashes the worker (test hook): quarantined, bisected, one crashed row.
 poison=$(sed -n "$((half - 10))p" "$tmp/lib.smi" | awk '{print $1}')
-"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/poison" --shards 7 2> /dev/null
+"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/poison" --shards 7 --no-trust "${chunk[@]}" 2> /dev/null
 GS_SCREEN_TEST_CRASH_SMILES="$poison" "$cli" screen run "$tmp/poison" --local 2 2> "$tmp/poison.txt" \
   || { cat "$tmp/poison.txt"; exit 1; }
 grep -q "quarantined after 3 failed attempts" "$tmp/poison.txt" || { cat "$tmp/poison.txt"; exit 1; }

@@ -4,9 +4,12 @@
 # merged output equals `predict` byte for byte (after decompression); a rank killed mid-run and a
 # cancelled array job are resumed by re-running the same command without recomputing finished
 # shards. Needs openmpi-bin and slurm-wlm + munge (scripts/setup-deps.sh installs them).
+# Trust is off (cli.screen runs a plan with it) and chunks are 32 rows, so 400 rows
+# (GS_SCREEN_TEST_ROWS) make 13 chunks: five shards per plan, twelve for the killed MPI run.
 set -euo pipefail
 cli=$1; mpi=$2
-rows=${GS_SCREEN_TEST_ROWS:-5000}
+rows=${GS_SCREEN_TEST_ROWS:-400}
+opts=(--no-trust --chunk-rows 32)
 nci=/usr/share/RDKit/Data/NCI
 tmp=$(mktemp -d)
 started_munge=0
@@ -26,7 +29,7 @@ source "$(dirname "$0")/screen_inputs.sh"
 make_screen_inputs "$tmp" "$rows"
 formats="lib.smi lib.smi.gz lib.csv lib.sdf"
 for f in $formats; do
-  "$cli" predict --threads 1 --drop-input-columns --input "$tmp/$f" --output "$tmp/$f.pred.csv" --quiet 2> /dev/null
+  "$cli" predict --threads 1 --drop-input-columns "${opts[@]}" --input "$tmp/$f" --output "$tmp/$f.pred.csv" --quiet 2> /dev/null
 done
 same() {  # $1 screen dir, $2 input name: merged output == predict
   zcat "$1/merged/predictions.csv.gz" | cmp - "$tmp/$2.pred.csv" || { echo "$1: merged output differs from predict"; exit 1; }
@@ -49,7 +52,7 @@ mpirun_() {
     mpirun --oversubscribe -np 3 --mca btl self,vader --mca btl_vader_single_copy_mechanism none "$@"
 }
 for f in $formats; do
-  "$cli" screen plan --input "$tmp/$f" --out "$tmp/mpi.$f" --shards 5 2> /dev/null
+  "$cli" screen plan --input "$tmp/$f" --out "$tmp/mpi.$f" --shards 5 "${opts[@]}" 2> /dev/null
   if [ "$f" = lib.csv ]; then  # the `screen run --mpi` form
     mpirun_ "$cli" screen run "$tmp/mpi.$f" --mpi 2> "$tmp/mpi.txt" || { cat "$tmp/mpi.txt"; exit 1; }
   else
@@ -60,7 +63,7 @@ for f in $formats; do
 done
 echo "mpi: 3 ranks, merged output identical to predict for $formats"
 
-"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/mpikill" --shards 5 2> /dev/null
+"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/mpikill" --shards 12 "${opts[@]}" 2> /dev/null
 mpirun_ "$mpi" "$tmp/mpikill" --worker "$cli" > /dev/null 2>&1 &
 runner=$!
 wait_for_receipt "$tmp/mpikill"
@@ -139,7 +142,7 @@ wait_jobs() {  # until none of this test's jobs is left
 }
 
 for f in $formats; do
-  "$cli" screen plan --input "$tmp/$f" --out "$tmp/slurm.$f" --shards 5 2> /dev/null
+  "$cli" screen plan --input "$tmp/$f" --out "$tmp/slurm.$f" --shards 5 "${opts[@]}" 2> /dev/null
   "$cli" screen submit "$tmp/slurm.$f" --slurm --shards-per-task 2 2> "$tmp/submit.txt" > /dev/null \
     || { cat "$tmp/submit.txt"; exit 1; }
   expected="5 shard(s) without a receipt in 3 array task(s)"
@@ -151,7 +154,7 @@ for f in $formats; do same "$tmp/slurm.$f" "$f"; done
 echo "slurm: arrays + dependent merges, identical to predict for $formats"
 
 # A cancelled array (a failed allocation, a walltime) is resumed by submitting again.
-"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/slurmkill" --shards 5 2> /dev/null
+"$cli" screen plan --input "$tmp/lib.smi" --out "$tmp/slurmkill" --shards 5 "${opts[@]}" 2> /dev/null
 "$cli" screen submit "$tmp/slurmkill" --slurm --shards-per-task 1 --throttle 1 --no-merge 2> /dev/null > /dev/null
 wait_for_receipt "$tmp/slurmkill"
 scancel --full $(squeue -h -o %A | sort -u)

@@ -3,6 +3,7 @@
 // must hold for any input: no exception, a status for every row, features only for ok rows, and
 // collated tensors whose shapes and index ranges fit the model's embedding tables.
 // Usage: fuzz_featurize [--iterations N] [--seconds S] [--seed K] [SEED_FILE...]
+// Stops after N inputs or S seconds (0 = no time limit), whichever comes first.
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
   std::vector<gs::chem::MoleculeRow> pending;
   long ok = 0, failed = 0, done = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (; done < iterations || seconds > 0; ++done) {
+  for (; done < iterations; ++done) {
     if (seconds > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) break;
     gs::data::RawRecord rec;
     rec.row = done + 1;

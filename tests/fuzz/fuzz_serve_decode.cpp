@@ -3,7 +3,9 @@
 // invalid UTF-8, huge numbers, truncation). Invariants for any input: no exception or crash
 // (run under ASan in the sanitizer pass), a refusal is 400 or 413 with a message, and an accepted
 // request holds 1..max_molecules molecules with ids within their limit.
-// Usage: fuzz_serve_decode [--iterations N] [--seed K]
+// Usage: fuzz_serve_decode [--iterations N] [--seconds S] [--seed K]
+// Stops after N bodies or S seconds (0 = no time limit), whichever comes first.
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -63,17 +65,21 @@ bool check(const std::optional<gs::serve::HttpError>& e, const gs::serve::Predic
 
 int main(int argc, char** argv) {
   long iterations = 20000;
+  double seconds = 0;
   unsigned seed = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--iterations")) iterations = std::atol(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--seconds")) seconds = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--seed")) seed = static_cast<unsigned>(std::atol(argv[i + 1]));
   }
   std::mt19937 rng(seed);
   gs::serve::RequestLimits limits;
   limits.max_molecules = 4;
   limits.max_id_bytes = 16;
-  long accepted = 0;
-  for (long n = 0; n < iterations; ++n) {
+  long accepted = 0, n = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (; n < iterations; ++n) {
+    if (seconds > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) break;
     const std::string body = mutate(rng);
     gs::serve::PredictRequest v1, v2;
     std::string id;
@@ -81,6 +87,6 @@ int main(int argc, char** argv) {
     if (!check(gs::serve::decodeV2Infer(body, limits, &v2, &id), v2, limits, body)) return 1;
     accepted += !v1.molecules.empty() || !v2.molecules.empty();
   }
-  std::cout << "fuzz_serve_decode: " << iterations << " bodies, " << accepted << " accepted, no findings\n";
+  std::cout << "fuzz_serve_decode: " << n << " bodies, " << accepted << " accepted, no findings\n";
   return 0;
 }
