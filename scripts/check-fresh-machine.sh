@@ -6,7 +6,9 @@
 #   3. with --only package: the Debian packages (scripts/package.sh, built here at HEAD when dist/
 #      does not hold them) installed with apt-get and checked by scripts/check-installed-packages.sh
 #      (screenshot and logs in WORKDIR/package-check/)
-# It prints how long each took and exits non-zero on any failure.
+# It prints how long each took (for the test command also each phase: apt, configure, build, ctest,
+# sanitizer build, sanitizer tests; the 15 slowest tests of each pass and the tests per label) and
+# exits non-zero on any failure.
 #
 # Usage (as root): bash scripts/check-fresh-machine.sh [--workdir DIR] [--separate] [--only test|run] [--keep]
 #   --workdir DIR  where roots and logs go (default /var/tmp/graphormer-fresh-machine); needs ~8 GiB
@@ -125,6 +127,13 @@ run_command() {  # name root
           grep -E '^(== |downloaded|packages|predict:|man |completion:|studio:|unit |purge:|check-installed)' "$logf" ;;
   esac
   took[$name]=$(( $(date +%s) - t0 ))
+  if [ "$name" = test ]; then
+    # scripts/test.sh prints the wall time of each phase and the slowest tests of each pass.
+    grep -E '^test\.sh: phase ' "$logf" | sed 's/^/  /' || true
+    awk '/^test\.sh: the 15 slowest tests/ {show = 1; print "  " $0; next} show && /^  / {print "  " $0; next} {show = 0}' "$logf"
+    echo "  tests per label (release pass, then the sanitizer pass):"
+    grep -E '^(unit|model|gui|e2e|cluster|slow|sanitize|fuzz) += ' "$logf" | sed 's/^/    /' || true
+  fi
   if [ "$name" = test ] && [ $rc -eq 0 ]; then
     grep -E 'tests passed|tests failed' "$logf" || { echo "no ctest summary in the test log"; rc=1; }
   fi

@@ -37,6 +37,15 @@ double number(const JsonValue& j, const char* key) {
   return v && v->isNumber() ? v->asNumber() : 0;
 }
 
+// A small informational count (threads, attempts): an integer in [0, 2^30], else 0. A receipt is
+// read from a shared file system; a double such as 1e300 must not reach an int conversion.
+int count(const JsonValue& j, const char* key) {
+  const JsonValue* v = j.find(key);
+  if (!v || !v->isInteger()) return 0;
+  const int64_t n = v->asInteger();
+  return n >= 0 && n <= (int64_t{1} << 30) ? static_cast<int>(n) : 0;
+}
+
 void writeSeconds(JsonWriter& w, const StageSeconds& s) {
   w.beginObject().field("read", s.read).field("featurize", s.featurize).field("infer", s.infer)
       .field("write", s.write).field("total", s.total).endObject();
@@ -141,9 +150,9 @@ Result<Receipt> receiptFromJson(const std::string& json_text) {
   r.host = text(j, "host");
   r.device = text(j, "device");
   r.precision = text(j, "precision");
-  r.threads = static_cast<int>(number(j, "threads"));
+  r.threads = count(j, "threads");
   r.attempt = text(j, "attempt");
-  r.attempts = static_cast<int>(number(j, "attempts"));
+  r.attempts = count(j, "attempts");
   r.started = text(j, "started");
   r.finished = text(j, "finished");
   if (!status.isOk()) return status;

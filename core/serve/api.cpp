@@ -226,7 +226,8 @@ std::optional<HttpError> decodeV2Infer(std::string_view body, const RequestLimit
   out->molecules.resize(texts.size());
   for (size_t i = 0; i < texts.size(); ++i) {
     out->molecules[i].smiles = std::move(texts[i]);
-    out->molecules[i].id = ids.empty() ? std::to_string(i) : std::move(ids[i]);
+    // An empty id is replaced by the molecule's index, as in /v1/predict.
+    out->molecules[i].id = ids.empty() || ids[i].empty() ? std::to_string(i) : std::move(ids[i]);
     if (out->molecules[i].id.size() > static_cast<size_t>(limits.max_id_bytes))
       return bad("id[" + std::to_string(i) + "] is longer than " + std::to_string(limits.max_id_bytes) + " bytes");
   }

@@ -87,6 +87,11 @@ TEST(ServeApi, V2InferReadsBytesTensorsAndChecksShapes) {
   ASSERT_EQ(r.molecules.size(), 2u);
   EXPECT_EQ(r.molecules[1].smiles, "CCN");
   EXPECT_EQ(r.molecules[1].id, "b");
+  // An empty id gets the molecule's index, as in /v1 (found by fuzz.serve_decode's time budget).
+  ASSERT_FALSE(decodeV2Infer(R"({"inputs": [{"name": "smiles", "datatype": "BYTES", "shape": [2], "data": ["O", "N"]},
+      {"name": "id", "datatype": "BYTES", "shape": [2], "data": ["", "n"]}]})", {}, &r, &id));
+  EXPECT_EQ(r.molecules[0].id, "0");
+  EXPECT_EQ(r.molecules[1].id, "n");
   for (const char* body : {R"({"inputs": [{"name": "smiles", "datatype": "BYTES", "shape": [3], "data": ["C"]}]})",
                            R"({"inputs": [{"name": "smiles", "datatype": "FP32", "shape": [1], "data": ["C"]}]})",
                            R"({"inputs": [{"name": "other", "datatype": "BYTES", "shape": [1], "data": ["C"]}]})"}) {
