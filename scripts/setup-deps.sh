@@ -16,6 +16,8 @@ PKGS=(
   zlib1g-dev libbz2-dev libzstd-dev libsqlite3-dev
   # screening on a cluster: MPI, and a single-node Slurm the tests start themselves
   openmpi-bin libopenmpi-dev slurm-wlm munge
+  # the data scripts (data/: BRICS sets, xTB labels) and their test
+  python3-rdkit xtb libinchi-bin
   # tests
   libgtest-dev libgmock-dev nlohmann-json3-dev
   # desktop app, and an X server for running it (and its tests' screenshots) without a display
