@@ -14,6 +14,7 @@
 #include "jobs/explain_job.h"
 #include "jobs/featurize_job.h"
 #include "jobs/predict_job.h"
+#include "tensor/precision.h"
 #include "version.h"
 
 namespace {
@@ -75,7 +76,7 @@ const char* kUsage =
     "      random or Bemis-Murcko scaffold split; writes DIR/model.safetensors (usable with predict\n"
     "      --model DIR), DIR/split.csv and best/last checkpoints for --resume. --lora-rank R fine-tunes\n"
     "      LoRA adapters on --model instead and writes the small DIR/adapter.safetensors. Prints one\n"
-    "      line per epoch and the test MAE. Precision fp32, bf16 or fp16 (CUDA). --micro-batch N runs each\n"
+    "      line per epoch and the test MAE. Precision {training precisions}. --micro-batch N runs each\n"
     "      batch in passes of N molecules (gradients accumulated: same batch, less memory). --memory-budget-mib\n"
     "      probes a few steps first and picks the micro-batch and checkpoint ratio (with --fit-precision also\n"
     "      the precision) that fit the budget in the least time; an out-of-memory step is retried with more\n"
@@ -118,14 +119,14 @@ const char* kUsage =
     "      zero. --steps: gradient evaluations per molecule on average (64), placed where the path is\n"
     "      steep; a molecule stops once |gap| <= T x |f(x) - f(baseline)| (--tolerance, 0.001; 0 spends\n"
     "      the whole budget) and leaves the rest to harder ones (up to 4x). The molecules CSV has ig_steps.\n"
-    "      Batch size 16 by default; precision fp32, bf16 or fp16; no memory budget.\n"
+    "      Batch size 16 by default; precision {training precisions}; no memory budget.\n"
     "\n"
     "MODEL OPTIONS (predict, evaluate, bench, explain, train):\n"
     "  --model DIR|FILE     model.safetensors, pytorch_model.bin (+ config.json), a fairseq .pt, or a train\n"
     "                       output directory; default: the bundled model (xTB HOMO-LUMO gap, eV)\n"
     "  --adapter FILE       a LoRA adapter (train --lora-rank) applied to --model; a train output directory\n"
     "                       holding an adapter finds its base model itself\n"
-    "  --device cpu|cuda|cuda:N   --precision fp32|bf16|fp16|int8   --threads N (0 = one per core)\n"
+    "  --device cpu|cuda|cuda:N   --precision {precisions}   --threads N (0 = one per core)\n"
     "  --batch-size N       at most N molecules per batch (32; explain 16); batches are also cut at 1024 padded\n"
     "                       atoms and 32768 atom pairs, so batches of large molecules hold fewer\n"
     "  --memory-budget-mib M  predict and evaluate: size batches so that their peak tensor memory stays\n"
@@ -299,7 +300,7 @@ int explainCommand(int argc, char** argv) {
   gs::app::ModelFlagRules rules;
   rules.default_batch_size = 16;
   rules.memory_budget = false;
-  rules.int8 = false;
+  rules.gradients = true;
   rules.budget_note = "explain sizes its batches with --batch-size";
   const FlagSet own{{"--input", "--output", "--method", "--steps", "--tolerance", "--baseline", "--target-index", "--checkpoint-ratio"},
                     {"--quiet"}};
@@ -326,11 +327,24 @@ int explainCommand(int argc, char** argv) {
   return 0;
 }
 
+// kUsage with the names the tables hold filled in.
+std::string usage() {
+  std::string out = kUsage;
+  auto fill = [&out](const std::string& key, const std::string& value) {
+    for (size_t at; (at = out.find(key)) != std::string::npos;) out.replace(at, key.size(), value);
+  };
+  std::string names;
+  for (const auto& t : gs::tensor::precisionTable()) names += (names.empty() ? "" : "|") + std::string(t.name);
+  fill("{precisions}", names);
+  fill("{training precisions}", gs::tensor::precisionChoices(true));
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::cout << kUsage;
+    std::cout << usage();
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
@@ -347,5 +361,5 @@ int main(int argc, char** argv) {
   if (command == "explain") return explainCommand(argc, argv);
   if (command == "screen") return gs::app::screenCommand(argc, argv);
   if (command == "serve") return gs::app::serveCommand(argc, argv);
-  return fail("unknown command '" + command + "'\n" + kUsage);
+  return fail("unknown command '" + command + "'\n" + usage());
 }

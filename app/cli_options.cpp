@@ -46,8 +46,9 @@ bool readModelFlags(const CliArgs& args, const ModelFlagRules& rules, predict::P
   s.device = args.get("--device", "cpu");
   auto precision = tensor::parsePrecision(args.get("--precision", "fp32"));
   if (!precision.isOk()) return *error = "--precision: " + precision.status().message(), false;
-  if (!rules.int8 && precision.value() == tensor::Precision::INT8)
-    return *error = "--precision int8 is for inference only (int8 weights have no gradients): use fp32, bf16 or fp16", false;
+  if (const auto& t = tensor::traits(precision.value()); rules.gradients && !t.trains)
+    return *error = std::string("--precision ") + t.name + " is for inference only (" + t.training_note + "): use " +
+                    tensor::precisionChoices(true), false;
   s.precision = precision.value();
   int budget_mib = 0;
   if (!args.getInt("--threads", 0, 0, 1024, &s.threads, error) ||

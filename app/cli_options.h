@@ -24,7 +24,7 @@ bool parseFlags(CliArgs& args, int argc, char** argv, const FlagSet& flags, std:
 struct ModelFlagRules {
   int default_batch_size = 32;
   bool memory_budget = true;  // false: --memory-budget-mib is refused with `budget_note`
-  bool int8 = true;           // false: --precision int8 is refused (no gradients)
+  bool gradients = false;     // true: precisions without gradients (int8) are refused
   std::string budget_note;
 };
 

@@ -79,7 +79,7 @@ int trainCommand(int argc, char** argv) {
                      "--snapshot-epochs", "--snapshot-lr", "--micro-batch"},
                     {"--reset-head", "--resume", "--fit-precision", "--mirror-invariant"}};
   ModelFlagRules rules;
-  rules.int8 = false;
+  rules.gradients = true;
   gs::predict::PredictorOptions po;
   jobs::TrainJobOptions o;
   auto& t = o.train;

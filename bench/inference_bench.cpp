@@ -28,6 +28,7 @@
 #include "chem/featurize.h"
 #include "data/smi_reader.h"
 #include "engine/inference_session.h"
+#include "tensor/precision_dtype.h"
 #include "tensor/torch_compat.h"
 
 namespace {
@@ -92,8 +93,9 @@ double linearRate(int64_t rows, int64_t n, gs::tensor::Precision p) {
   gs::model::Linear linear(n, n);
   linear->eval();
   std::string error;
-  if (p == gs::tensor::Precision::INT8 && !linear->quantizeInt8(&error)) return 0;
-  if (p == gs::tensor::Precision::BF16) linear->setHalfWeights(torch::kBFloat16);
+  const auto& t = gs::tensor::traits(p);
+  if (t.weights == gs::tensor::NumberFormat::Int8 && !linear->quantizeInt8(&error)) return 0;
+  if (t.sixteen_bit) linear->setHalfWeights(gs::tensor::weightType(p));
   auto x = torch::randn({rows, n});
   linear(x);
   double best = 1e30;
@@ -251,9 +253,8 @@ void benchBatchSetting(const gs::model::LoadedModel& loaded, const std::string& 
     const RunResult r = run(*session.value(), mols, args.repeats);
     if (reference.empty()) reference = r.values;
     const auto [max_d, mean_d] = deltas(r.values, reference);
-    const double rate = p == gs::tensor::Precision::BF16 || p == gs::tensor::Precision::FP16 ? gemm.bf16
-                        : p == gs::tensor::Precision::INT8                                     ? gemm.int8
-                                                                                               : gemm.fp32;
+    const auto& row = gs::tensor::traits(p);
+    const double rate = row.sixteen_bit ? gemm.bf16 : row.products == gs::tensor::NumberFormat::Int8 ? gemm.int8 : gemm.fp32;
     std::printf("%-7s %-13s %5d %-6s %7zu %9.1f %5.1f%% %8.2f %9.1f %6.1f%% %8.1f %9.2e %9.2e\n", name.c_str(), prec.c_str(), batch,
                 bucketing ? "yes" : "no", r.batches, r.molecules_per_s, 100 * r.featurize_share, r.padding, r.flops_per_s / 1e9,
                 100 * r.flops_per_s / rate, r.peak_tensor / 1048576.0, max_d, mean_d);

@@ -15,6 +15,7 @@
 #include "engine/activation_checkpoint.h"
 #include "tensor/memory_probe.h"
 #include "tensor/precision.h"
+#include "tensor/precision_dtype.h"
 #include "tensor/torch_compat.h"
 
 namespace {
@@ -83,7 +84,7 @@ int main(int argc, char** argv) {
               opt.zero_grad();
               torch::Tensor out;
               {
-                gs::compat::AutocastGuard guard(c10::DeviceType::CPU, torch::kBFloat16, p == gs::tensor::Precision::BF16);
+                gs::compat::AutocastGuard guard(c10::DeviceType::CPU, gs::tensor::productType(p), gs::tensor::traits(p).sixteen_bit);
                 out = model->forward(collated, runner);
               }
               out.to(torch::kFloat).abs().mean().backward();

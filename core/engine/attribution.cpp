@@ -15,6 +15,7 @@
 #include "engine/inference_session.h"
 #include "tensor/torch_compat.h"
 #include "model/checkpoint.h"
+#include "tensor/precision_dtype.h"
 
 namespace gs::engine {
 namespace {
@@ -310,7 +311,8 @@ Result<std::vector<Attribution>> attribute(const model::LoadedModel& model, cons
                                          const AttributionOptions& o, const AttributionCallbacks& cb) {
   if (o.output < 0 || o.output >= model.config.num_classes)
     return Status(StatusCode::InvalidArgument, "the model has no output " + std::to_string(o.output));
-  if (o.precision == tensor::Precision::INT8) return Status(StatusCode::InvalidArgument, "int8 weights have no gradients: explain in fp32 or bf16");
+  if (const auto& t = tensor::traits(o.precision); !t.trains)
+    return Status(StatusCode::InvalidArgument, std::string(t.training_note) + ": explain in fp32 or bf16");
   if (o.threads < 0) return Status(StatusCode::InvalidArgument, "threads must be >= 0");
   if (Status s = tensor::precisionAvailable(o.precision, o.device); !s.isOk()) return s;
   const torch::Device device = compat::parseDevice(o.device).value();  // checked just above
@@ -331,8 +333,8 @@ Result<std::vector<Attribution>> attribute(const model::LoadedModel& model, cons
   model::LoadedModel m = model;
   m.model = frozenCopy(torch::kFloat);
   model::Graphormer encoder = m.model;
-  if (o.method != AttributionMethod::AttentionRollout && (o.precision == tensor::Precision::BF16 || o.precision == tensor::Precision::FP16))
-    encoder = frozenCopy(o.precision == tensor::Precision::FP16 ? torch::kHalf : torch::kBFloat16);
+  if (o.method != AttributionMethod::AttentionRollout && tensor::traits(o.precision).sixteen_bit)
+    encoder = frozenCopy(tensor::productType(o.precision));
   std::vector<Attribution> out(molecules.size());
   std::optional<tensor::TensorMemoryScope> scope;
   if (cb.memory) scope.emplace(cb.memory);

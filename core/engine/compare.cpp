@@ -17,6 +17,7 @@
 #include "engine/inference_session.h"
 #include "model/checkpoint.h"
 #include "tensor/torch_compat.h"
+#include "tensor/precision_dtype.h"
 
 namespace gs::engine {
 namespace {
@@ -108,8 +109,8 @@ Outputs trainPass(model::LoadedModel& m, const std::vector<const graph::Featuriz
   data::PlanOptions plan;
   plan.max_batch_size = mode.batch_size;
   const auto runner = checkpointRunner(m.config.num_hidden_layers, mode.checkpoint_ratio);
-  const bool autocast = mode.precision == tensor::Precision::BF16 || mode.precision == tensor::Precision::FP16;
-  const auto dtype = mode.precision == tensor::Precision::FP16 ? torch::kHalf : torch::kBFloat16;
+  const bool autocast = tensor::traits(mode.precision).sixteen_bit;
+  const auto dtype = tensor::productType(mode.precision);
   const auto& md = m.metadata;
   Outputs out(mols.size());
   for (const auto& batch : data::planBatches(sizes, plan)) {
@@ -193,12 +194,8 @@ Outputs timeTraining(const Run& run, const CompareMode& mode, ModeResult& r, std
 
 // Whether the mode can run here: the precision on the device, and the workload's own limits.
 Status modeAvailable(const CompareMode& mode, const CompareOptions& options, const torch::Device& device) {
-  if (Status s = tensor::precisionAvailable(mode.precision, options.device); !s.isOk()) return s;
-  if (options.workload == Workload::Train && mode.precision == tensor::Precision::INT8)
-    return Status(StatusCode::InvalidArgument, "int8 is an inference mode: its weights have no gradients");
-  if (options.workload == Workload::Train && mode.precision == tensor::Precision::FP16 && !device.is_cuda())
-    return Status(StatusCode::InvalidArgument, "fp16 needs CUDA");
-  return Status::ok();
+  if (options.workload == Workload::Train) return tensor::trainingPrecisionAvailable(mode.precision, device.str());
+  return tensor::precisionAvailable(mode.precision, options.device);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "model/lora.h"
 #include "tensor/collate.h"
 #include "tensor/torch_compat.h"
+#include "tensor/precision_dtype.h"
 
 namespace gs::engine {
 namespace {
@@ -59,9 +60,10 @@ struct InferenceSession::Impl {
   int64_t oom_retries = 0;
 
   model::GraphormerImpl& module() { return own ? *own : *shared.model; }
-  bool halfWeights(Precision p) const { return (p == Precision::BF16 || p == Precision::FP16) && !options.autocast; }
+  bool halfWeights(Precision p) const { return tensor::traits(p).sixteen_bit && !options.autocast; }
+  static bool int8(Precision p) { return tensor::traits(p).weights == tensor::NumberFormat::Int8; }
   bool needsOwnCopy(Precision p) const {
-    return !device.is_cpu() || p == Precision::INT8 || halfWeights(p) || shared.model->is_training();
+    return !device.is_cpu() || int8(p) || halfWeights(p) || shared.model->is_training();
   }
   Status prepare(Precision p);
   torch::Tensor forward(tensor::GraphBatch batch);
@@ -79,7 +81,7 @@ Status InferenceSession::Impl::prepare(Precision p) {
     return Status::ok();
   }
   const bool on_device = !device.is_cpu();
-  const auto dtype = halfWeights(p) ? (p == Precision::FP16 ? torch::kHalf : torch::kBFloat16) : torch::kFloat;
+  const auto dtype = halfWeights(p) ? tensor::weightType(p) : torch::kFloat;
   if (own && on_device && own_dtype != torch::kFloat && own_dtype != dtype) own = nullptr;  // its fp32 weights are gone
   if (!own) {
     try {
@@ -96,7 +98,7 @@ Status InferenceSession::Impl::prepare(Precision p) {
     }
   }
   std::string error;
-  if (!own->setInt8(p == Precision::INT8, &error)) return {StatusCode::InvalidArgument, error};
+  if (!own->setInt8(int8(p), &error)) return {StatusCode::InvalidArgument, error};
   if (own_dtype != dtype) {
     own->setHalfWeights(dtype);
     if (on_device && dtype != torch::kFloat) own->releaseFloatWeights();  // a private copy: keep only 16 bits
@@ -108,8 +110,7 @@ Status InferenceSession::Impl::prepare(Precision p) {
 torch::Tensor InferenceSession::Impl::forward(tensor::GraphBatch batch) {
   c10::InferenceMode inference;  // thread-local: set on the thread that runs the model
   const Precision p = options.precision;
-  const bool autocast = (p == Precision::BF16 || p == Precision::FP16) && options.autocast;
-  compat::AutocastGuard guard(device.type(), p == Precision::FP16 ? torch::kHalf : torch::kBFloat16, autocast);
+  compat::AutocastGuard guard(device.type(), tensor::productType(p), tensor::traits(p).sixteen_bit && options.autocast);
   auto out = module().forward(device.is_cpu() ? std::move(batch) : batch.to(device));
   return out.to(torch::kCPU, torch::kFloat);
 }

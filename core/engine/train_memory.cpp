@@ -13,6 +13,7 @@
 #include "tensor/collate.h"
 #include "tensor/memory_probe.h"
 #include "tensor/torch_compat.h"
+#include "tensor/precision_dtype.h"
 
 namespace gs::engine {
 namespace {
@@ -106,8 +107,7 @@ void pass(ProbeSetup& s, const std::vector<const graph::Featurized*>& mols, doub
   const auto runner = checkpointRunner(s.layers, ratio);
   torch::Tensor out;
   {
-    compat::AutocastGuard guard(s.device.type(), precision == tensor::Precision::FP16 ? torch::kHalf : torch::kBFloat16,
-                                precision != tensor::Precision::FP32);
+    compat::AutocastGuard guard(s.device.type(), tensor::productType(precision), tensor::traits(precision).sixteen_bit);
     out = s.model->forward(tensor::collate(mols, s.collate).to(s.device), runner);
   }
   out.to(torch::kFloat).abs().mean().backward();
@@ -227,9 +227,9 @@ std::vector<int> passSizes(int batch) {
 std::vector<tensor::Precision> precisionsToTry(const TrainOptions& o, const MemoryFitOptions& fit, const torch::Device& device) {
   std::vector<tensor::Precision> out{o.precision};
   if (!fit.allow_precision) return out;
-  for (auto p : {tensor::Precision::BF16, tensor::Precision::FP16}) {
-    if (p == o.precision || (p == tensor::Precision::FP16 && !device.is_cuda())) continue;
-    if (tensor::precisionAvailable(p, o.device).isOk()) out.push_back(p);
+  for (const auto& t : tensor::precisionTable()) {  // the 16-bit ones that train here, in table order
+    if (t.precision == o.precision || !t.sixteen_bit) continue;
+    if (tensor::trainingPrecisionAvailable(t.precision, device.str()).isOk()) out.push_back(t.precision);
   }
   return out;
 }

@@ -91,10 +91,6 @@ struct TrainSummary {
   double checkpoint_ratio = 0;
 };
 
-// Whether training can run in `precision` on `device`: the inference rule (precisionAvailable),
-// and int8 (no gradients) and fp16 off CUDA (its loss scaling needs CUDA) are refused with why.
-Status trainingPrecisionAvailable(tensor::Precision precision, const std::string& device);
-
 struct MemoryFitCandidate {
   tensor::Precision precision = tensor::Precision::FP32;
   int micro_batch = 0;           // molecules per pass

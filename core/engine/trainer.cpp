@@ -19,6 +19,7 @@
 #include "engine/train_state.h"
 #include "tensor/torch_compat.h"
 #include "model/lora.h"
+#include "tensor/precision_dtype.h"
 
 namespace gs::engine {
 namespace {
@@ -166,14 +167,6 @@ Status Trainer::snapshotCycles(const std::vector<TrainExample>& train, int cycle
   return status;
 }
 
-Status trainingPrecisionAvailable(tensor::Precision precision, const std::string& device) {
-  if (precision == tensor::Precision::INT8)
-    return Status(StatusCode::InvalidArgument, "int8 is an inference mode (its weights have no gradients); train in fp32, bf16 or fp16");
-  if (precision == tensor::Precision::FP16 && device.rfind("cuda", 0) != 0)
-    return Status(StatusCode::InvalidArgument, "fp16 training needs CUDA (loss scaling); use bf16 on the CPU");
-  return tensor::precisionAvailable(precision, device);
-}
-
 std::vector<torch::Tensor> markTrainable(model::GraphormerImpl& model, const TrainOptions& o) {
   if (o.lora_rank > 0 && !model::hasLora(model))
     model::addLora(model, o.lora_rank, o.lora_alpha > 0 ? o.lora_alpha : o.lora_rank, o.seed * 31ULL + 17ULL);
@@ -304,9 +297,9 @@ void Trainer::prepare(Run& run, const std::vector<TrainExample>& train) {
   model_.model->to(run.device);
   model_.model->train();
   run.optimizer = std::make_unique<torch::optim::AdamW>(run.params, torch::optim::AdamWOptions(o.learning_rate).weight_decay(o.weight_decay));
-  run.scaler = std::make_unique<LossScaler>(o.precision == tensor::Precision::FP16);
-  run.autocast = o.precision == tensor::Precision::BF16 || o.precision == tensor::Precision::FP16;
-  run.dtype = o.precision == tensor::Precision::FP16 ? torch::kHalf : torch::kBFloat16;
+  run.scaler = std::make_unique<LossScaler>(tensor::traits(o.precision).loss_scaling);
+  run.autocast = tensor::traits(o.precision).sixteen_bit;
+  run.dtype = tensor::productType(o.precision);
   const int64_t bs = std::max(1, o.batch_size);
   run.steps_per_epoch = (static_cast<int64_t>(train.size()) + bs - 1) / bs;
   run.total_steps = run.steps_per_epoch * std::max(1, o.epochs);
@@ -342,7 +335,7 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
         return Status(StatusCode::InvalidArgument, "every example needs a molecule and " + std::to_string(k) + " target(s)");
   auto parsed_device = compat::parseDevice(o.device);
   if (!parsed_device.isOk()) return parsed_device.status();
-  if (Status st = trainingPrecisionAvailable(o.precision, o.device); !st.isOk()) return st;
+  if (Status st = tensor::trainingPrecisionAvailable(o.precision, o.device); !st.isOk()) return st;
   Run run;
   run.device = parsed_device.value();
   compat::setThreads(o.threads);
