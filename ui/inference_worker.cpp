@@ -96,8 +96,7 @@ Result<engine::AttributionOptions> attributionOptions(const ExplainRequest& requ
   a.checkpoint_ratio = request.checkpoint_ratio;
   a.batch_size = std::max(1, std::min(settings.batch_size, 64));
   auto precision = tensor::parsePrecision(settings.precision.toStdString());
-  a.precision = precision.isOk() && precision.value() != tensor::Precision::INT8 ? precision.value()
-                                                                               : tensor::Precision::FP32;  // int8 has no gradients
+  a.precision = precision.isOk() && tensor::traits(precision.value()).trains ? precision.value() : tensor::Precision::FP32;
   return a;
 }
 
@@ -158,8 +157,9 @@ QStringList InferenceWorker::devices() { return toQt(tensor::availableDevices())
 
 std::vector<std::pair<QString, QString>> InferenceWorker::precisionOptions(const QString& device, bool training, int model_width) {
   std::vector<std::pair<QString, QString>> out;
-  for (auto p : {tensor::Precision::FP32, tensor::Precision::BF16, tensor::Precision::FP16, tensor::Precision::INT8}) {
-    Status s = training ? engine::trainingPrecisionAvailable(p, device.toStdString())
+  for (const auto& row : tensor::precisionTable()) {
+    const tensor::Precision p = row.precision;
+    Status s = training ? tensor::trainingPrecisionAvailable(p, device.toStdString())
                         : tensor::precisionAvailable(p, device.toStdString());
     if (s.isOk() && !training) s = tensor::precisionPays(p, model_width);
     out.emplace_back(QString::fromUtf8(tensor::precisionName(p)), s.isOk() ? QString() : QString::fromStdString(s.message()));

@@ -10,8 +10,10 @@
 #include <QNetworkRequest>
 #include <QUrl>
 
-#include <cmath>
+#include <algorithm>
 
+#include "common/json_value.h"
+#include "predict/prediction_json.h"
 #include "predict/predictor.h"
 
 namespace gs::ui {
@@ -55,40 +57,14 @@ void politeWait(int seconds, const std::function<bool()>& cancelled) {
   }
 }
 
-StatusCode statusFromName(const QString& name) {
-  for (int c = 0; c <= static_cast<int>(StatusCode::Crashed); ++c)
-    if (name == QLatin1String(statusCodeName(static_cast<StatusCode>(c)))) return static_cast<StatusCode>(c);
-  return StatusCode::Internal;
-}
-
-predict::PredictedRow rowFrom(const QJsonObject& r, const data::RawRecord& record, const RemoteModel& model) {
-  predict::PredictedRow row;
+// One server result as a row of the input record (its row, id and text are the record's).
+Result<predict::PredictedRow> rowFrom(const JsonValue& r, const data::RawRecord& record, const RemoteModel& model) {
+  auto decoded = predict::readPredictionJson(r, model.outputs);
+  if (!decoded.isOk()) return decoded.status();
+  predict::PredictedRow row = std::move(decoded->row);
   row.row = record.row;
   row.id = record.id;
   row.input = record.text;
-  row.canonical = r.value(QStringLiteral("canonical_smiles")).toString().toStdString();
-  const QString status = r.value(QStringLiteral("status")).toString();
-  row.status = status == QLatin1String("ok") ? Status::ok()
-                                              : Status(statusFromName(status), r.value(QStringLiteral("message")).toString().toStdString());
-  const QJsonObject values = r.value(QStringLiteral("values")).toObject();
-  for (const std::string& name : model.outputs)
-    row.values.push_back(static_cast<float>(values.value(QString::fromStdString(name)).toDouble(NAN)));
-  const QJsonObject trust = r.value(QStringLiteral("trust")).toObject();
-  if (row.status.isOk() && !trust.isEmpty()) {
-    predict::TrustRow t;
-    for (const std::string& name : model.outputs) {
-      const QString key = QString::fromStdString(name);
-      t.lower.push_back(trust.value(QStringLiteral("lower")).toObject().value(key).toDouble(-INFINITY));
-      t.upper.push_back(trust.value(QStringLiteral("upper")).toObject().value(key).toDouble(INFINITY));
-      t.sigma.push_back(trust.value(QStringLiteral("sigma")).toObject().value(key).toDouble(NAN));
-    }
-    const QString band = trust.value(QStringLiteral("domain")).toString();
-    t.band = band == QLatin1String("out") ? predict::DomainBand::Out
-             : band == QLatin1String("borderline") ? predict::DomainBand::Borderline : predict::DomainBand::In;
-    for (const auto& reason : trust.value(QStringLiteral("reasons")).toArray()) t.reasons.push_back(reason.toString().toStdString());
-    t.nn_similarity = trust.value(QStringLiteral("nn_similarity")).toDouble();
-    row.trust = std::move(t);
-  }
   return row;
 }
 
@@ -169,22 +145,32 @@ Result<std::vector<predict::PredictedRow>> predictOnServer(RemoteClient& client,
     std::vector<size_t> sent;  // records the reader could read; the others keep their status
     for (size_t i = first; i < end; ++i)
       if (records[i].status.isOk()) sent.push_back(i);
-    QJsonArray results;
+    JsonValue json;
     if (!sent.empty()) {
       const RemoteReply reply = postChunk(client, chunkBody(records, sent), cancelled, note);
       if (reply.http_status != 200)
         return Status(StatusCode::IoError, "the server " + client.settings().url.toStdString() + " did not predict: " +
                                                reply.error.toStdString());
-      const QJsonObject json = QJsonDocument::fromJson(reply.body).object();
-      readModel(json.value(QStringLiteral("model")).toObject(), model);
-      results = json.value(QStringLiteral("results")).toArray();
-      if (results.size() != static_cast<qsizetype>(sent.size()))
-        return Status(StatusCode::IoError, "the server answered " + std::to_string(results.size()) + " results for " +
-                                               std::to_string(sent.size()) + " molecules");
+      auto parsed = JsonValue::parse(std::string_view(reply.body.constData(), static_cast<size_t>(reply.body.size())));
+      if (!parsed.isOk()) return Status(StatusCode::IoError, "the server's answer is not JSON: " + parsed.status().message());
+      json = std::move(parsed.value());
+      readModel(QJsonDocument::fromJson(reply.body).object().value(QStringLiteral("model")).toObject(), model);
     }
-    for (size_t i = first, k = 0; i < end; ++i)
-      rows.push_back(records[i].status.isOk() ? rowFrom(results[static_cast<qsizetype>(k++)].toObject(), records[i], *model)
-                                              : predict::pendingRow(records[i], records[i].status));
+    const JsonValue* results = json.find("results");
+    const size_t answered = results && results->isArray() ? results->items().size() : 0;
+    if (answered != sent.size())
+      return Status(StatusCode::IoError, "the server answered " + std::to_string(answered) + " results for " +
+                                             std::to_string(sent.size()) + " molecules");
+    for (size_t i = first, k = 0; i < end; ++i) {
+      if (!records[i].status.isOk()) {
+        rows.push_back(predict::pendingRow(records[i], records[i].status));
+        continue;
+      }
+      auto row = rowFrom(results->items()[k++], records[i], *model);  // a malformed result fails its row only
+      rows.push_back(row.isOk() ? std::move(row.value())
+                                : predict::pendingRow(records[i], Status(StatusCode::IoError, "the server's result: " +
+                                                                                                  row.status().message())));
+    }
     if (note) note(QString());
   }
   return rows;

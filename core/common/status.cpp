@@ -21,6 +21,12 @@ const char* statusCodeName(StatusCode code) {
   return "unknown";
 }
 
+StatusCode statusCodeFromName(const std::string& name) {
+  for (int c = 0; c <= static_cast<int>(StatusCode::Crashed); ++c)
+    if (name == statusCodeName(static_cast<StatusCode>(c))) return static_cast<StatusCode>(c);
+  return StatusCode::Internal;
+}
+
 std::string Status::toString() const {
   if (isOk()) return "ok";
   std::string s = statusCodeName(code_);

@@ -26,6 +26,8 @@ enum class StatusCode {
 
 // Stable, lower-case names used in CSV/JSON output ("ok", "syntax_error", ...).
 const char* statusCodeName(StatusCode code);
+// The code a name stands for; Internal for a name no code has.
+StatusCode statusCodeFromName(const std::string& name);
 
 class Status {
  public:

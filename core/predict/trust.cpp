@@ -62,6 +62,8 @@ double percentile(std::vector<double> v, double p) {
 
 const char* domainBandName(DomainBand band) { return nameIn(kBands, band); }
 
+Result<DomainBand> parseDomainBand(const std::string& name) { return parseIn(kBands, name, "domain band"); }
+
 std::string elementSymbol(int z) {
   if (z >= 0 && z < static_cast<int>(std::size(kSymbols))) return kSymbols[z];
   return "Z" + std::to_string(z);

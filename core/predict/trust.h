@@ -26,6 +26,7 @@ namespace gs::predict {
 
 enum class DomainBand { In, Borderline, Out };
 const char* domainBandName(DomainBand band);
+Result<DomainBand> parseDomainBand(const std::string& name);
 
 struct NeighbourInfo {
   int64_t index = 0;  // in the reference set

@@ -7,6 +7,7 @@
 
 #include "common/json_value.h"
 #include "common/json_writer.h"
+#include "predict/prediction_json.h"
 #include "predict/trust.h"
 
 namespace gs::serve {
@@ -127,40 +128,6 @@ void writeModel(JsonWriter& w, const ModelInfo& model) {
   w.endArray().endObject();
 }
 
-void writeTrust(JsonWriter& w, const ModelInfo& model, const predict::TrustRow& t) {
-  w.key("trust").beginObject();
-  const auto perOutput = [&](const char* key, const std::vector<double>& v) {
-    w.key(key).beginObject();
-    for (size_t j = 0; j < model.outputs.size() && j < v.size(); ++j) w.key(model.outputs[j]).value(v[j]);
-    w.endObject();
-  };
-  perOutput("lower", t.lower);
-  perOutput("upper", t.upper);
-  perOutput("sigma", t.sigma);
-  w.field("domain", predict::domainBandName(t.band));
-  w.key("reasons").beginArray();
-  for (const std::string& r : t.reasons) w.value(r);
-  w.endArray();
-  w.field("nn_similarity", t.nn_similarity);
-  w.endObject();
-}
-
-void writeResult(JsonWriter& w, const ModelInfo& model, const predict::PredictedRow& row, int duplicate_of) {
-  w.beginObject();
-  w.field("id", row.id).field("smiles", row.input).field("canonical_smiles", row.canonical);
-  w.field("status", statusCodeName(row.status.code()));
-  if (row.status.isOk()) {
-    w.key("values").beginObject();
-    for (size_t j = 0; j < model.outputs.size() && j < row.values.size(); ++j)
-      w.key(model.outputs[j]).value(static_cast<double>(row.values[j]));
-    w.endObject();
-    if (row.trust) writeTrust(w, model, *row.trust);
-  }
-  if (duplicate_of >= 0) w.field("duplicate_of", duplicate_of);
-  w.field("message", row.status.message());
-  w.endObject();
-}
-
 }  // namespace
 
 std::optional<HttpError> checkJsonText(std::string_view body, int max_depth) {
@@ -257,7 +224,7 @@ std::string encodePredictResponse(const ModelInfo& model, const std::string& req
   for (const auto& [name, n] : counts) w.field(name, n);
   w.endObject();
   w.key("results").beginArray();
-  for (size_t i = 0; i < rows.size(); ++i) writeResult(w, model, rows[i], i < duplicate_of.size() ? duplicate_of[i] : -1);
+  for (size_t i = 0; i < rows.size(); ++i) predict::writePredictionJson(w, model.outputs, rows[i], i < duplicate_of.size() ? duplicate_of[i] : -1);
   w.endArray().endObject();
   return out.str();
 }

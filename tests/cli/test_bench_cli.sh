@@ -24,7 +24,7 @@ PY
 [ "$(wc -l < "$tmp/b.csv")" -eq 4 ] || { cat "$tmp/b.csv"; exit 1; }
 # Train workload: int8 is refused with its reason, the others run.
 "$cli" bench --input "$tmp/m.smi" --modes fp32,int8 --workload train --repeats 1 --quiet > "$tmp/t.txt"
-grep -q "int8+bs=32 .*unavailable: int8 is an inference mode" "$tmp/t.txt" || { cat "$tmp/t.txt"; exit 1; }
+grep -q "int8+bs=32 .*unavailable: int8 weights have no gradients" "$tmp/t.txt" || { cat "$tmp/t.txt"; exit 1; }
 if "$cli" bench --input "$tmp/m.smi" --modes fp32+ckpt=3 2> "$tmp/e.txt"; then echo "bad mode accepted"; exit 1; fi
 grep -q "cannot read 'ckpt=3'" "$tmp/e.txt" || { cat "$tmp/e.txt"; exit 1; }
 echo "bench CLI: all checks passed"

@@ -6,12 +6,38 @@
 #include <fstream>
 
 #include "common/json_value.h"
+#include "common/json_writer.h"
 #include "common/sha256.h"
 #include "model/format/safetensors.h"
 #include "model/format/unpickler.h"
 
 namespace gs {
 namespace {
+
+// Text written by JsonWriter reads back as the same text: UTF-8 passes through unchanged (it was
+// once escaped byte by byte, so "é" came back as "Ã©"); bytes that are not well-formed UTF-8
+// become U+FFFD and the output is still valid JSON.
+TEST(Json, WrittenStringsReadBackAsTheSameText) {
+  const std::string good[] = {"plain", "Paracétamol", "α(0) /au", "日本語", "emoji \xF0\x9F\x98\x80", "q\"b\\n\n\x01"};
+  for (const std::string& text : good) {
+    auto v = JsonValue::parse("\"" + JsonWriter::escape(text) + "\"");
+    ASSERT_TRUE(v.isOk()) << text;
+    EXPECT_EQ(v->asString(), text);
+  }
+  const std::string replacement = "\xEF\xBF\xBD";
+  const std::pair<std::string, std::string> bad[] = {
+      {"a\xFF" "b", "a" + replacement + "b"},                         // never in UTF-8
+      {"a\xC3", "a" + replacement},                                 // cut short
+      {"\xC0\xAF", replacement + replacement},                      // overlong
+      {"\xED\xA0\x80", replacement + replacement + replacement},    // a surrogate
+      {"\xF4\x90\x80\x80", replacement + replacement + replacement + replacement},  // above U+10FFFF
+  };
+  for (const auto& [text, expected] : bad) {
+    auto v = JsonValue::parse("\"" + JsonWriter::escape(text) + "\"");
+    ASSERT_TRUE(v.isOk()) << JsonWriter::escape(text);
+    EXPECT_EQ(v->asString(), expected);
+  }
+}
 
 TEST(Json, ParsesNestedValuesAndRejectsMalformedText) {
   auto v = JsonValue::parse(R"( {"a": [1, 2.5, -3e2], "b": {"c": "x\u00e9\n"}, "t": true, "n": null} )");
