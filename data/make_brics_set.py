@@ -66,10 +66,9 @@ def read_source(path):
     return rows
 
 
-def fragments_of(rows):
+def fragments_of(mols):
     frags = set()
-    for smiles, _ in rows:
-        mol = Chem.MolFromSmiles(smiles)
+    for mol in mols:
         if mol is None:
             continue
         try:
@@ -204,21 +203,19 @@ def main():
     ap.add_argument("--max-joins", type=int, default=3)
     args = ap.parse_args()
     rows = read_source(args.source)
+    mols = [Chem.MolFromSmiles(smiles) for smiles, _ in rows]
     filters = Filters()
     source = []
-    for smiles, name in rows:
-        mol = Chem.MolFromSmiles(smiles)
-        kept = filters.check(mol) if mol is not None else None
-        if mol is None:
-            filters.removed["sanitize_failed"] += 1
+    for (_, name), mol in zip(rows, mols):
+        kept = filters.check(mol)  # an unparsable row counts as sanitize_failed
         if kept:
             source.append((kept, "nci:" + name))
     accepted = filters.keep_new_keys(source)
     from_source = len(accepted)
     source_removed = dict(filters.removed)
-    frags = fragments_of(rows)
+    frags = fragments_of(mols)
     sampler = Sampler(frags, args.seed, args.max_joins)
-    tries = no_partner = 0
+    tries = no_partner = cut = 0
     while len(accepted) < args.count:
         batch = []
         while len(batch) < BATCH:
@@ -230,13 +227,16 @@ def main():
             kept = filters.check(mol)
             if kept:
                 batch.append((kept, f"brics:{tries}"))
-        accepted += filters.keep_new_keys(batch)[: args.count - len(accepted)]
+        new = filters.keep_new_keys(batch)
+        cut += max(0, len(new) - (args.count - len(accepted)))  # passed, but past --count
+        accepted += new[: args.count - len(accepted)]
         print(f"{tries} sampled, {len(accepted)} accepted", file=sys.stderr, flush=True)
     write_smiles(args.output, accepted)
     record = {
         "source": args.source, "seed": args.seed, "max_joins": args.max_joins, "count": len(accepted),
         "source_rows": len(rows), "source_accepted": from_source, "source_removed": source_removed,
         "fragments": len(frags), "sampled": tries, "sampled_without_partner": no_partner,
+        "passed_past_count": cut,
         "removed": {k: filters.removed.get(k, 0) - source_removed.get(k, 0) for k in FILTERS},
         "bemis_murcko_scaffolds": len({scaffold(s) for s, _ in accepted}),
     }

@@ -94,12 +94,20 @@ RemoteReply postChunk(RemoteClient& client, const QByteArray& body, const std::f
   return reply;
 }
 
-void readModel(const QJsonObject& m, RemoteModel* model) {
-  model->sha256 = m.value(QStringLiteral("sha256")).toString();
-  model->device = m.value(QStringLiteral("device")).toString();
-  model->precision = m.value(QStringLiteral("precision")).toString();
+// The reply's "model" block (absent fields read as empty).
+void readModel(const JsonValue& reply, RemoteModel* model) {
+  const JsonValue* m = reply.find("model");
+  const auto text = [m](const char* key) {
+    const JsonValue* v = m ? m->find(key) : nullptr;
+    return v && v->isString() ? QString::fromStdString(v->asString()) : QString();
+  };
+  model->sha256 = text("sha256");
+  model->device = text("device");
+  model->precision = text("precision");
   model->outputs.clear();
-  for (const auto& o : m.value(QStringLiteral("outputs")).toArray()) model->outputs.push_back(o.toString().toStdString());
+  if (const JsonValue* outputs = m ? m->find("outputs") : nullptr; outputs && outputs->isArray())
+    for (const JsonValue& o : outputs->items())
+      if (o.isString()) model->outputs.push_back(o.asString());
 }
 
 }  // namespace
@@ -154,7 +162,7 @@ Result<std::vector<predict::PredictedRow>> predictOnServer(RemoteClient& client,
       auto parsed = JsonValue::parse(std::string_view(reply.body.constData(), static_cast<size_t>(reply.body.size())));
       if (!parsed.isOk()) return Status(StatusCode::IoError, "the server's answer is not JSON: " + parsed.status().message());
       json = std::move(parsed.value());
-      readModel(QJsonDocument::fromJson(reply.body).object().value(QStringLiteral("model")).toObject(), model);
+      readModel(json, model);
     }
     const JsonValue* results = json.find("results");
     const size_t answered = results && results->isArray() ? results->items().size() : 0;

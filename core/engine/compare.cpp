@@ -192,10 +192,10 @@ Outputs timeTraining(const Run& run, const CompareMode& mode, ModeResult& r, std
   return trainPass(m, run.molecules, mode, run.device, run.collate, run.memory, scratch, run.cb);
 }
 
-// Whether the mode can run here: the precision on the device, and the workload's own limits.
-Status modeAvailable(const CompareMode& mode, const CompareOptions& options, const torch::Device& device) {
-  if (options.workload == Workload::Train) return tensor::trainingPrecisionAvailable(mode.precision, device.str());
-  return tensor::precisionAvailable(mode.precision, options.device);
+// Whether the mode's precision can run the workload on the device (training: the gradient rules too).
+Status modeAvailable(const CompareMode& mode, const CompareOptions& options) {
+  return options.workload == Workload::Train ? tensor::trainingPrecisionAvailable(mode.precision, options.device)
+                                             : tensor::precisionAvailable(mode.precision, options.device);
 }
 
 }  // namespace
@@ -316,7 +316,7 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
     r.mode = mode;
     r.workload = options.workload;
     r.molecules = static_cast<int64_t>(molecules.size());
-    r.status = modeAvailable(mode, options, device);
+    r.status = modeAvailable(mode, options);
     const Outputs* ref = nullptr;
     if (r.status.isOk()) {
       auto got_ref = reference(mode.batch_size);
