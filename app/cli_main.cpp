@@ -12,6 +12,7 @@
 #include "jobs/bench_report.h"
 #include "jobs/evaluate_job.h"
 #include "jobs/explain_job.h"
+#include "data/file_format.h"
 #include "jobs/featurize_job.h"
 #include "jobs/predict_job.h"
 #include "tensor/precision.h"
@@ -31,7 +32,7 @@ const char* kUsage =
     "      Per input row: status, atom and bond counts, longest shortest path; with --json one JSON\n"
     "      object per row with the OGB features and Graphormer encodings (reference field names).\n"
     "\n"
-    "  Inputs: .smi, .csv, .tsv, .cxsmiles (Enamine REAL) and .sdf, each also compressed (.gz, .bz2, .zst:\n"
+    "  Inputs: the formats listed under 'Input formats' below, each also compressed ({compression}:\n"
     "      recognised by content). An output named *.csv.gz, *.csv.zst or *.csv.bz2 is written compressed.\n"
     "\n"
     "  screen plan --input FILE|GLOB[,...] --out DIR [MODEL OPTIONS] [INPUT OPTIONS] [TRUST OPTIONS]\n"
@@ -146,9 +147,9 @@ const char* kUsage =
     "writes the atoms in. 'canonical' (default) renumbers atoms canonically first, so every SMILES of a\n"
     "molecule gives the same result; 'as-written' keeps the input order, as OGB and the Python Graphormer do.\n"
     "\n"
-    "Input formats by extension: .smi (SMILES [name]), .csv/.tsv (header row; comma, semicolon or tab;\n"
-    "SMILES column auto-detected or --smiles-column NAME|#INDEX), .sdf/.sd/.mol (ID from the title or\n"
-    "--sdf-id-property); each also gzip-, bzip2- or zstd-compressed.\n";
+    "Input formats by extension (each also compressed: {compression}); --smiles-column NAME|#INDEX,\n"
+    "--id-column and --sdf-id-property choose columns where the automatic choice is wrong:\n"
+    "{formats}";
 
 
 using gs::app::CliArgs;
@@ -337,6 +338,14 @@ std::string usage() {
   for (const auto& t : gs::tensor::precisionTable()) names += (names.empty() ? "" : "|") + std::string(t.name);
   fill("{precisions}", names);
   fill("{training precisions}", gs::tensor::precisionChoices(true));
+  std::string formats;
+  for (const auto& f : gs::data::fileFormats()) {
+    std::string extensions;
+    for (const auto& e : gs::data::extensionsOf(f)) extensions += (extensions.empty() ? "." : " .") + e;
+    formats += "  " + extensions + std::string(extensions.size() < 22 ? 22 - extensions.size() : 1, ' ') + f.description + "\n";
+  }
+  fill("{formats}", formats);
+  fill("{compression}", gs::data::compressionList());
   return out;
 }
 

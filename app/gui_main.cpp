@@ -5,6 +5,7 @@
 #include <QTextStream>
 #include <cstring>
 
+#include "data/file_format.h"
 #include "main_window.h"
 #include "version.h"
 
@@ -28,9 +29,10 @@ void configure(QCoreApplication& app, QCommandLineParser& parser, const Options&
   QCoreApplication::setApplicationName(QStringLiteral("Graphormer Studio"));
   QCoreApplication::setApplicationVersion(QStringLiteral(GS_VERSION));
   parser.setApplicationDescription(QStringLiteral(
-      "Molecular property prediction with Graphormer: paste SMILES or open .smi, .csv, .cxsmiles or .sdf files "
-      "(also compressed), predict with the bundled model or your own, compare precisions and memory, explain, "
-      "and fine-tune on your own data."));
+      "Molecular property prediction with Graphormer: paste SMILES or open molecule files (%1; also compressed: %2), "
+      "predict with the bundled model or your own, compare precisions and memory, explain, "
+      "and fine-tune on your own data.").arg(QString::fromStdString(gs::data::extensionList()),
+                                             QString::fromStdString(gs::data::compressionList())));
   parser.addHelpOption();
   for (const auto& option : {o.model, o.input, o.train, o.targets, o.version}) parser.addOption(option);
   parser.addPositionalArgument(QStringLiteral("file"),

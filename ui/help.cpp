@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "inference_worker.h"
+#include "input_reader.h"
 #include "predict/library_versions.h"
 
 namespace gs::ui {
@@ -20,8 +21,8 @@ QString guideMarkdown() {
   return QObject::tr(
       "# Graphormer Studio in five minutes\n\n"
       "**1. Molecules.** Paste SMILES (one per line, a name after a space), paste a block copied from a "
-      "spreadsheet (a header row and a SMILES column are recognised), or open a file: `.smi`, `.csv` "
-      "(comma, semicolon or tab), `.tsv`, `.sdf`/`.sd`/`.mol`, also compressed (`.gz`, `.bz2`, `.zst`). "
+      "spreadsheet (a header row and a SMILES column are recognised), or open a file (%1; a table may be "
+      "comma, semicolon or tab separated). "
       "Every other column of your file is kept: shown in the table and written to the export.\n\n"
       "**2. Predict** (Ctrl+Return). Each row gets a value, an interval and a domain mark:\n\n"
       "- *Interval*: the range that holds the true value for about the chosen share (90 %) of similar molecules.\n"
@@ -41,7 +42,8 @@ QString guideMarkdown() {
       "**Export** (Ctrl+S) writes a CSV and a `.json` record of the model and settings.\n\n"
       "**6. Train** fine-tunes a model on your own measured values (the Train tab).\n\n"
       "Mirror images: for a property that cannot tell enantiomers apart (the bundled HOMO–LUMO gap), "
-      "both enantiomers get the same value.\n");
+      "both enantiomers get the same value.\n")
+      .arg(moleculeFileTypes());
 }
 
 QString modelCardMarkdown(const ModelCard& card) {

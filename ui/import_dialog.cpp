@@ -32,11 +32,10 @@ QString fromStd(const std::string& s) { return QString::fromStdString(s); }
 }  // namespace
 
 bool needsImportDialog(const QString& path) {
-  const auto f = formatOf(path);
-  return f == data::FileFormat::Csv || f == data::FileFormat::Tsv || f == data::FileFormat::Sdf;
+  return data::formatInfo(formatOf(path)).import_dialog;
 }
 
-ImportDialog::ImportDialog(const QString& path, QWidget* parent) : QDialog(parent), path_(path), sdf_(formatOf(path) == data::FileFormat::Sdf) {
+ImportDialog::ImportDialog(const QString& path, QWidget* parent) : QDialog(parent), path_(path), sdf_(data::formatInfo(formatOf(path)).fields == data::FieldLayout::DataItems) {
   setObjectName(QStringLiteral("importDialog"));
   setWindowTitle(tr("Import %1").arg(QFileInfo(path).fileName()));
   auto* form = new QFormLayout;

@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "examples.h"
+#include "input_reader.h"
 #include "predict_offer.h"
 #include "save_guard.h"
 
@@ -36,7 +37,7 @@ InputPanel::InputPanel(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QGro
   file_label_->hide();
   offer_ = new PredictOffer;
   auto* open = new QPushButton(tr("Open file..."));
-  open->setToolTip(tr("Open a molecule file: .smi, .csv (comma, semicolon or tab), .tsv, .sdf/.sd/.mol, also compressed."));
+  open->setToolTip(tr("Open a molecule file: %1.").arg(moleculeFileTypes()));
   connect(open, &QPushButton::clicked, this, &InputPanel::openRequested);
   auto* examples = new QComboBox;
   examples->setToolTip(tr("Replace the input by a ready-made set of molecules (Edit > Undo brings yours back)."));

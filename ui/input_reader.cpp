@@ -67,7 +67,8 @@ int guessNameColumn(const std::vector<std::string>& names, bool header, int smil
 ImportChoice guessImport(const QString& path) {
   ImportChoice c;
   auto format = data::formatFromPath(path.toStdString());
-  if (!format.isOk() || (format.value() != data::FileFormat::Csv && format.value() != data::FileFormat::Tsv)) return c;
+  if (!format.isOk()) return c;
+  if (const auto& info = data::formatInfo(format.value()); !info.import_dialog || info.fields != data::FieldLayout::HeaderRow) return c;
   const auto rows = sampleRows(path, '\0', kSampleLines);
   const auto guess = chem::guessSmilesColumn(rows);
   if (guess.column < 0) return c;  // the run reports what it can read
@@ -79,6 +80,20 @@ ImportChoice guessImport(const QString& path) {
   const int name = guessNameColumn(names, c.header, guess.column);
   if (name >= 0) c.id_column = QStringLiteral("#%1").arg(name);
   return c;
+}
+
+QString moleculeFileFilter() {
+  return QString::fromStdString(data::dialogFilter(QObject::tr("Molecules").toStdString(), false)) + QObject::tr(";;All files (*)");
+}
+
+QString labelledFileFilter() {
+  return QString::fromStdString(data::dialogFilter(QObject::tr("Molecules with values").toStdString(), true)) +
+         QObject::tr(";;All files (*)");
+}
+
+QString moleculeFileTypes() {
+  return QObject::tr("%1, also compressed: %2")
+      .arg(QString::fromStdString(data::extensionList()), QString::fromStdString(data::compressionList()));
 }
 
 PastedFormat pastedFormat(const std::string& text) {

@@ -51,4 +51,11 @@ struct PastedFormat {
 };
 PastedFormat pastedFormat(const std::string& text);
 
+// From the format table (data/file_format.h): file dialog filters for molecule files (every
+// format) and for labelled molecules (formats with named fields), and the formats as a phrase
+// (".smi, .smiles, ..., also compressed: .gz, .bz2, .zst") for tooltips and help.
+QString moleculeFileFilter();
+QString labelledFileFilter();
+QString moleculeFileTypes();
+
 }  // namespace gs::ui

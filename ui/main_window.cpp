@@ -30,6 +30,7 @@
 #include "compare_view.h"
 #include "data/record_reader.h"
 #include "examples.h"
+#include "input_reader.h"
 #include "memory_chart.h"
 #include "remote_client.h"
 #include "model_card_view.h"
@@ -423,7 +424,7 @@ void MainWindow::setInputFile(const QString& path) {
 
 void MainWindow::openMolecules() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open molecules"), QSettings().value(QStringLiteral("input/dir")).toString(),
-                                                    tr("Molecules (*.smi *.smiles *.txt *.csv *.tsv *.sdf *.sd *.mol *.cxsmiles *.gz *.bz2 *.zst);;All files (*)"));
+                                                    moleculeFileFilter());
   if (path.isEmpty()) return;
   QSettings().setValue(QStringLiteral("input/dir"), QFileInfo(path).absolutePath());
   setInputFile(path);

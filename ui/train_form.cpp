@@ -18,6 +18,7 @@
 #include <QVBoxLayout>
 
 #include "inference_worker.h"
+#include "input_reader.h"
 #include "settings_panel.h"
 
 namespace gs::ui {
@@ -209,7 +210,7 @@ void TrainForm::refreshModelControls() {
 
 void TrainForm::openFile() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Labelled molecules"), {},
-                                                    tr("Molecules with values (*.csv *.tsv *.sdf *.gz *.bz2 *.zst);;All files (*)"));
+                                                    labelledFileFilter());
   if (!path.isEmpty()) setInputFile(path);
 }
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <vector>
 
 #ifdef GS_HAVE_ZLIB
@@ -32,7 +33,10 @@ bool endsWith(const std::string& s, const char* suffix) {
   return true;
 }
 
-const char* const kSuffixes[][2] = {{".gz", "g"}, {".gzip", "g"}, {".bz2", "b"}, {".zst", "z"}, {".zstd", "z"}};
+// The first suffix of each codec is the one outputs are named with.
+const CodecSuffix kSuffixes[] = {
+    {".gz", Codec::Gzip, true}, {".gzip", Codec::Gzip, false}, {".bz2", Codec::Bzip2, true},
+    {".zst", Codec::Zstd, true}, {".zstd", Codec::Zstd, false}};
 
 // One codec's streaming decoder: consumes from `in` (advancing `used`), writes at most `cap` bytes.
 class Decoder {
@@ -351,18 +355,18 @@ const char* codecName(Codec codec) {
 bool codecAvailable(Codec codec) { return codec == Codec::None || makeDecoder(codec) != nullptr; }
 
 Codec codecFromPath(const std::string& path) {
-  for (const auto& s : kSuffixes) {
-    if (!endsWith(path, s[0])) continue;
-    return s[1][0] == 'g' ? Codec::Gzip : s[1][0] == 'b' ? Codec::Bzip2 : Codec::Zstd;
-  }
+  for (const auto& s : kSuffixes)
+    if (endsWith(path, s.suffix)) return s.codec;
   return Codec::None;
 }
 
 std::string withoutCodecSuffix(const std::string& path) {
   for (const auto& s : kSuffixes)
-    if (endsWith(path, s[0])) return path.substr(0, path.size() - std::strlen(s[0]));
+    if (endsWith(path, s.suffix)) return path.substr(0, path.size() - std::strlen(s.suffix));
   return path;
 }
+
+std::vector<CodecSuffix> codecSuffixes() { return {std::begin(kSuffixes), std::end(kSuffixes)}; }
 
 Codec sniffCodec(const unsigned char* d, size_t n) {
   if (n >= 2 && d[0] == 0x1f && d[1] == 0x8b) return Codec::Gzip;

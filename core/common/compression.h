@@ -11,6 +11,7 @@
 #include <ostream>
 #include <streambuf>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 
@@ -20,6 +21,14 @@ enum class Codec { None, Gzip, Bzip2, Zstd };
 
 const char* codecName(Codec codec);
 bool codecAvailable(Codec codec);
+// The file name suffixes of compressed files (".gz", ".gzip", ".bz2", ".zst", ".zstd"); `usual`
+// marks the one outputs are named with and help texts name.
+struct CodecSuffix {
+  const char* suffix;
+  Codec codec;
+  bool usual;
+};
+std::vector<CodecSuffix> codecSuffixes();
 // From the name's last suffix: .gz/.gzip, .bz2, .zst/.zstd; None otherwise.
 Codec codecFromPath(const std::string& path);
 // `path` without its compression suffix ("lib.smi.gz" -> "lib.smi").

@@ -1,13 +1,7 @@
 #include "data/record_reader.h"
 
-#include <algorithm>
-#include <cctype>
-
 #include "common/compression.h"
 
-#include "data/csv_reader.h"
-#include "data/sdf_reader.h"
-#include "data/smi_reader.h"
 
 namespace gs::data {
 namespace {
@@ -33,35 +27,8 @@ class OwningReader final : public RecordReader {
 
 }  // namespace
 
-Result<FileFormat> formatFromPath(const std::string& path) {
-  const std::string plain = withoutCodecSuffix(path);
-  const size_t slash = plain.find_last_of('/');
-  const size_t dot = plain.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
-    return Status{StatusCode::InvalidArgument,
-                  "file name has no type (expected .smi, .csv, .tsv, .cxsmiles or .sdf, optionally .gz/.bz2/.zst): " + path};
-  std::string ext = plain.substr(dot + 1);
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (ext == "smi" || ext == "smiles" || ext == "txt") return FileFormat::Smi;
-  if (ext == "csv") return FileFormat::Csv;
-  if (ext == "tsv") return FileFormat::Tsv;
-  if (ext == "sdf" || ext == "sd" || ext == "mol") return FileFormat::Sdf;
-  if (ext == "cxsmiles" || ext == "cxsmi") return FileFormat::Cxsmiles;
-  return Status{StatusCode::InvalidArgument, "unknown file type '." + ext +
-                                                 "' (expected .smi, .csv, .tsv, .cxsmiles or .sdf, optionally "
-                                                 ".gz/.bz2/.zst): " + path};
-}
-
 std::unique_ptr<RecordReader> makeReader(FileFormat format, std::istream& in, const ReaderOptions& options) {
-  switch (format) {
-    case FileFormat::Smi: return std::make_unique<SmiReader>(in, options.first_row);
-    case FileFormat::Csv: return std::make_unique<CsvReader>(in, options, options.csv_delimiter, ',');
-    case FileFormat::Tsv: return std::make_unique<CsvReader>(in, options, options.csv_delimiter, '\t');
-    case FileFormat::Cxsmiles:
-      return std::make_unique<CsvReader>(in, options, options.csv_delimiter ? options.csv_delimiter : '\t', '\t');
-    case FileFormat::Sdf: return std::make_unique<SdfReader>(in, options);
-  }
-  return nullptr;
+  return formatInfo(format).make(in, options);
 }
 
 Result<std::vector<std::string>> scanSdfItems(const std::string& path, const ReaderOptions& options) {

@@ -1,5 +1,5 @@
 #pragma once
-// Streaming readers for .smi, .csv/.tsv and .sdf. Each yields one RawRecord per input row, in file
+// Streaming readers for the formats of data/file_format.h. Each yields one RawRecord per input row, in file
 // order, holding only the current record in memory. A malformed row yields a record with a
 // status, never an exception, and reading continues with the next row.
 #include <istream>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "data/file_format.h"
 #include "data/record.h"
 
 namespace gs::data {
@@ -44,12 +45,6 @@ class RecordReader {
   virtual Status inputError() const { return Status::ok(); }
 };
 
-// Cxsmiles: Enamine REAL's tab-separated files with a header; the SMILES field keeps its CXSMILES
-// extensions ("CCO |...|"), which RDKit parses.
-enum class FileFormat { Smi, Csv, Tsv, Sdf, Cxsmiles };
-
-// From the name, ignoring a compression suffix ("lib.smi.gz" is Smi).
-Result<FileFormat> formatFromPath(const std::string& path);
 std::unique_ptr<RecordReader> makeReader(FileFormat format, std::istream& in,
                                          const ReaderOptions& options = {});
 // Opens the file and picks the reader from its extension; the reader owns the stream. Compressed

@@ -47,7 +47,7 @@ Result<LabelledData> readLabelled(const LabelledDataOptions& options) {
   auto reader = data::openReader(options.input, options.reader);
   if (!reader.isOk()) return reader.status();
   const auto format = data::formatFromPath(options.input);
-  const bool sdf = format.isOk() && format.value() == data::FileFormat::Sdf;
+  const bool sdf = format.isOk() && data::formatInfo(format.value()).fields == data::FieldLayout::DataItems;
   std::vector<int> cols(options.targets.size(), -1);
   bool resolved = resolveTargets(*reader.value(), options.targets, cols);
   if (!resolved && !sdf) return unresolved(options.targets, cols, false);

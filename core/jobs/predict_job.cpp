@@ -18,7 +18,8 @@ Result<std::unique_ptr<data::RecordReader>> openInput(const PredictJobOptions& o
   auto format = data::formatFromPath(options.input);
   if (!format.isOk()) return format.status();
   data::ReaderOptions reader = options.reader;
-  if (options.keep_input_columns && format.value() == data::FileFormat::Sdf && reader.sdf_items.empty()) {
+  if (options.keep_input_columns && data::formatInfo(format.value()).fields == data::FieldLayout::DataItems &&
+      reader.sdf_items.empty()) {
     auto items = data::scanSdfItems(options.input, reader);
     if (!items.isOk()) return items.status();
     reader.sdf_items = items.value();

@@ -11,8 +11,6 @@
 namespace gs::screen {
 namespace {
 
-const data::FileFormat kFormats[] = {data::FileFormat::Smi, data::FileFormat::Csv, data::FileFormat::Tsv,
-                                     data::FileFormat::Sdf, data::FileFormat::Cxsmiles};
 const Codec kCodecs[] = {Codec::None, Codec::Gzip, Codec::Bzip2, Codec::Zstd};
 
 void writeReader(JsonWriter& w, const data::ReaderOptions& r) {
@@ -26,7 +24,7 @@ void writeReader(JsonWriter& w, const data::ReaderOptions& r) {
 void writeInput(JsonWriter& w, const InputFingerprint& in) {
   w.beginObject()
       .field("path", in.path).field("size", in.size).field("mtime_ns", std::to_string(in.mtime_ns)).field("sha256", in.sha256)
-      .field("format", formatName(in.format)).field("codec", codecName(in.codec)).field("rows", in.rows)
+      .field("format", data::formatInfo(in.format).name).field("codec", codecName(in.codec)).field("rows", in.rows)
       .field("header_bytes", in.header_bytes)
       .endObject();
 }
@@ -85,7 +83,10 @@ InputFingerprint readInput(const JsonValue& j, Status* status) {
   in.size = f.integer("size");
   in.mtime_ns = std::atoll(f.text("mtime_ns").c_str());  // a string: JSON numbers are doubles
   in.sha256 = f.text("sha256");
-  in.format = byName(kFormats, formatName, f.text("format"), status, "format");
+  if (auto format = data::formatFromName(f.text("format")); format.isOk())
+    in.format = format.value();
+  else if (status->isOk())
+    *status = {StatusCode::InvalidArgument, "plan: " + format.status().message()};
   in.codec = byName(kCodecs, codecName, f.text("codec"), status, "codec");
   in.rows = f.integer("rows");
   in.header_bytes = f.integer("header_bytes");
@@ -129,24 +130,9 @@ Status checkShards(const Plan& plan) {
 
 }  // namespace
 
-const char* formatName(data::FileFormat format) {
-  switch (format) {
-    case data::FileFormat::Smi: return "smi";
-    case data::FileFormat::Csv: return "csv";
-    case data::FileFormat::Tsv: return "tsv";
-    case data::FileFormat::Sdf: return "sdf";
-    case data::FileFormat::Cxsmiles: return "cxsmiles";
-  }
-  return "smi";
-}
-
 std::string outputSuffix(Codec codec) {
-  switch (codec) {
-    case Codec::Gzip: return ".csv.gz";
-    case Codec::Bzip2: return ".csv.bz2";
-    case Codec::Zstd: return ".csv.zst";
-    case Codec::None: break;
-  }
+  for (const auto& s : codecSuffixes())
+    if (s.codec == codec && s.usual) return std::string(".csv") + s.suffix;
   return ".csv";
 }
 

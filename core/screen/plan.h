@@ -60,6 +60,5 @@ Result<Plan> readPlan(const std::string& dir, std::string* id = nullptr);
 
 // Data file name suffix for shard outputs: ".csv" plus ".gz"/".zst"/".bz2".
 std::string outputSuffix(Codec codec);
-const char* formatName(data::FileFormat format);
 
 }  // namespace gs::screen

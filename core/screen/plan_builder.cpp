@@ -145,8 +145,7 @@ Result<std::vector<Boundary>> scanBoundaries(const std::string& path, data::File
   if (!in.isOk()) return in.status();
   data::SegmentStream& stream = *in.value();
   auto reader = data::makeReader(format, stream, options);
-  const bool has_header = (format == data::FileFormat::Csv || format == data::FileFormat::Tsv ||
-                           format == data::FileFormat::Cxsmiles) && options.csv_header;
+  const bool has_header = data::formatInfo(format).fields == data::FieldLayout::HeaderRow && options.csv_header;
   *header_bytes = has_header ? stream.position() : 0;
   std::vector<Boundary> out{{*header_bytes, 0}};
   data::RawRecord record;

@@ -42,32 +42,51 @@ std::vector<predict::PredictedRow> expand(const Job& job, const std::vector<Mole
 
 }  // namespace
 
+const std::vector<RouteSpec>& routeTable() {
+  using S = Service;
+  static const std::vector<RouteSpec> table = {
+      {Endpoint::Predict, "POST", "/v1/predict", "predict", Access::ApiKey, Body::Json, true, &S::predict},
+      {Endpoint::Status, "GET", "/v1/status", "status", Access::ApiKey, Body::None, false, &S::status},
+      {Endpoint::Metrics, "GET", "/metrics", "metrics", Access::ApiKey, Body::None, false, &S::metrics},
+      {Endpoint::Reload, "POST", "/v1/admin/reload", "reload", Access::AdminKey, Body::Any, false, &S::reloadModel},
+      {Endpoint::Live, "GET", "/v2/health/live", "health", Access::Open, Body::None, false, &S::health},
+      {Endpoint::Ready, "GET", "/v2/health/ready", "health", Access::Open, Body::None, false, &S::health},
+      {Endpoint::ServerMeta, "GET", "/v2", "metadata", Access::ApiKey, Body::None, false, &S::health},
+      {Endpoint::ModelMeta, "GET", "/v2/models/{model}", "metadata", Access::ApiKey, Body::None, false, &S::health},
+      {Endpoint::ModelReady, "GET", "/v2/models/{model}/ready", "health", Access::Open, Body::None, false, &S::health},
+      {Endpoint::V2Infer, "POST", "/v2/models/{model}/infer", "v2_infer", Access::ApiKey, Body::Json, true, &S::predict},
+  };
+  return table;
+}
+
+namespace {
+
+// Whether `path` matches `pattern`; a "{model}" segment matches one non-empty segment, put in `model`.
+bool matches(const std::string& pattern, const std::string& path, std::string* model) {
+  constexpr std::string_view kSlot = "{model}";
+  const size_t slot = pattern.find(kSlot);
+  if (slot == std::string::npos) return path == pattern;
+  const std::string prefix = pattern.substr(0, slot), suffix = pattern.substr(slot + kSlot.size());
+  if (path.size() <= prefix.size() + suffix.size() || !startsWith(path, prefix)) return false;
+  if (path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+  const std::string segment = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+  if (segment.find('/') != std::string::npos) return false;
+  *model = segment;
+  return true;
+}
+
+}  // namespace
+
 Route route(const std::string& path) {
   Route r;
-  const auto set = [&](Endpoint e, const char* method, const char* name) {
-    r.endpoint = e;
-    r.method = method;
-    r.name = name;
+  for (const auto& spec : routeTable()) {
+    if (!matches(spec.path, path, &r.model)) continue;
+    r.endpoint = spec.endpoint;
+    r.method = spec.method;
+    r.name = spec.name;
+    r.spec = &spec;
     return r;
-  };
-  if (path == "/v1/predict") return set(Endpoint::Predict, "POST", "predict");
-  if (path == "/v1/status") return set(Endpoint::Status, "GET", "status");
-  if (path == "/metrics") return set(Endpoint::Metrics, "GET", "metrics");
-  if (path == "/v1/admin/reload") return set(Endpoint::Reload, "POST", "reload");
-  if (path == "/v2/health/live") return set(Endpoint::Live, "GET", "health");
-  if (path == "/v2/health/ready") return set(Endpoint::Ready, "GET", "health");
-  if (path == "/v2") return set(Endpoint::ServerMeta, "GET", "metadata");
-  constexpr std::string_view kModels = "/v2/models/";
-  if (!startsWith(path, kModels)) return r;
-  std::string rest = path.substr(kModels.size());
-  const size_t slash = rest.find('/');
-  r.model = rest.substr(0, slash);
-  if (r.model.empty()) return r;
-  const std::string tail = slash == std::string::npos ? "" : rest.substr(slash);
-  if (tail.empty()) return set(Endpoint::ModelMeta, "GET", "metadata");
-  if (tail == "/ready") return set(Endpoint::ModelReady, "GET", "health");
-  if (tail == "/infer") return set(Endpoint::V2Infer, "POST", "v2_infer");
-  r.model.clear();
+  }
   return r;
 }
 
@@ -83,19 +102,30 @@ HttpResponse Service::error(int status, const std::string& message) {
 }
 
 std::optional<HttpResponse> Service::checkAuth(const HttpRequest& head, const Route& route) const {
-  const bool open = route.endpoint == Endpoint::Live || route.endpoint == Endpoint::Ready ||
-                    route.endpoint == Endpoint::ModelReady;
-  if (open) return std::nullopt;
+  if (route.spec->access == Access::Open) return std::nullopt;
   const std::string& authorization = head.header("authorization");
-  if (route.endpoint == Endpoint::Reload) {
-    if (admin_keys_.empty()) return error(403, "reload over HTTP is off: start the server with --admin-keys FILE (or send SIGHUP)");
+  if (route.spec->access == Access::AdminKey) {
+    if (admin_keys_.empty()) return error(403, "this endpoint is off: start the server with --admin-keys FILE (reload: or send SIGHUP)");
     if (authorization.empty()) return error(401, "an admin key is required (Authorization: Bearer KEY)");
     if (admin_keys_.accepts(authorization)) return std::nullopt;
     return error(api_keys_.accepts(authorization) ? 403 : 401,
-                 api_keys_.accepts(authorization) ? "this key may predict but not reload" : "unknown admin key");
+                 api_keys_.accepts(authorization) ? "this key may predict but not administer the server" : "unknown admin key");
   }
   if (api_keys_.empty() || api_keys_.accepts(authorization) || admin_keys_.accepts(authorization)) return std::nullopt;
   return error(401, authorization.empty() ? "an API key is required (Authorization: Bearer KEY)" : "unknown API key");
+}
+
+std::optional<HttpResponse> Service::checkBody(const HttpRequest& head, const Route& r, std::optional<uint64_t> content_length) const {
+  if (r.spec->body == Body::None) return std::nullopt;
+  const std::string& encoding = head.header("content-encoding");
+  if (!encoding.empty() && encoding != "identity")
+    return error(415, "Content-Encoding " + encoding + " is not accepted: send the JSON uncompressed");
+  if (r.spec->body == Body::Json && !jsonContentType(head.header("content-type")))
+    return error(415, "Content-Type must be application/json");
+  if (content_length && *content_length > static_cast<uint64_t>(options_.http.max_body_bytes))
+    return error(413, "the body is " + std::to_string(*content_length) + " bytes; the limit is " +
+                          std::to_string(options_.http.max_body_bytes));
+  return std::nullopt;
 }
 
 std::optional<HttpResponse> Service::check(const HttpRequest& head, std::optional<uint64_t> content_length) const {
@@ -109,45 +139,45 @@ std::optional<HttpResponse> Service::check(const HttpRequest& head, std::optiona
   if (auto refused = checkAuth(head, r)) return refused;
   if (!r.model.empty() && r.model != options_.model_name)
     return error(404, "unknown model \"" + r.model + "\"; this server serves \"" + options_.model_name + "\"");
-  if (std::string(r.method) != "POST") return std::nullopt;
-  const std::string& encoding = head.header("content-encoding");
-  if (!encoding.empty() && encoding != "identity")
-    return error(415, "Content-Encoding " + encoding + " is not accepted: send the JSON uncompressed");
-  if (r.endpoint != Endpoint::Reload && !jsonContentType(head.header("content-type")))
-    return error(415, "Content-Type must be application/json");
-  if (content_length && *content_length > static_cast<uint64_t>(options_.http.max_body_bytes))
-    return error(413, "the body is " + std::to_string(*content_length) + " bytes; the limit is " +
-                          std::to_string(options_.http.max_body_bytes));
-  if ((r.endpoint == Endpoint::Predict || r.endpoint == Endpoint::V2Infer) && !ready())
+  if (auto refused = checkBody(head, r, content_length)) return refused;
+  if (r.spec->needs_model && !ready())
     return error(503, draining() ? "the server is shutting down" : "the model is not loaded yet");
   return std::nullopt;
 }
 
 std::shared_ptr<Job> Service::handle(const HttpRequest& request, std::function<void(HttpResponse)> respond) {
-  const Route r = route(request.path());
   if (auto refused = check(request, std::nullopt)) {
     respond(*refused);
     return nullptr;
   }
-  switch (r.endpoint) {
-    case Endpoint::Predict:
-    case Endpoint::V2Infer: return predict(request, r, std::move(respond));
-    case Endpoint::Status: respond(json(200, statusJson())); return nullptr;
-    case Endpoint::Metrics: {
-      HttpResponse m = json(200, metrics_.render(gauges()));
-      m.content_type = "text/plain; version=0.0.4; charset=utf-8";
-      respond(m);
-      return nullptr;
-    }
-    case Endpoint::Reload:
-      if (!reload) {
-        respond(error(503, "reload is not available"));
-        return nullptr;
-      }
-      reload([this, respond](const Status& outcome) { respond(reloadResponse(outcome)); });
-      return nullptr;
-    default: respond(health(r)); return nullptr;
+  const Route r = route(request.path());
+  return (this->*(r.spec->handler))(request, r, std::move(respond));
+}
+
+std::shared_ptr<Job> Service::status(const HttpRequest&, const Route&, Respond respond) {
+  respond(json(200, statusJson()));
+  return nullptr;
+}
+
+std::shared_ptr<Job> Service::metrics(const HttpRequest&, const Route&, Respond respond) {
+  HttpResponse m = json(200, metrics_.render(gauges()));
+  m.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  respond(m);
+  return nullptr;
+}
+
+std::shared_ptr<Job> Service::reloadModel(const HttpRequest&, const Route&, Respond respond) {
+  if (!reload) {
+    respond(error(503, "reload is not available"));
+    return nullptr;
   }
+  reload([this, respond](const Status& outcome) { respond(reloadResponse(outcome)); });
+  return nullptr;
+}
+
+std::shared_ptr<Job> Service::health(const HttpRequest&, const Route& r, Respond respond) {
+  respond(healthResponse(r));
+  return nullptr;
 }
 
 HttpResponse Service::reloadResponse(const Status& outcome) const {
@@ -159,7 +189,7 @@ HttpResponse Service::reloadResponse(const Status& outcome) const {
   return json(200, out.str());
 }
 
-HttpResponse Service::health(const Route& r) const {
+HttpResponse Service::healthResponse(const Route& r) const {
   switch (r.endpoint) {
     case Endpoint::Live: return json(200, "{\"live\":true}");
     case Endpoint::Ready:
@@ -177,7 +207,7 @@ HttpResponse Service::health(const Route& r) const {
   }
 }
 
-std::shared_ptr<Job> Service::predict(const HttpRequest& request, const Route& r, std::function<void(HttpResponse)> respond) {
+std::shared_ptr<Job> Service::predict(const HttpRequest& request, const Route& r, Respond respond) {
   PredictRequest decoded;
   std::string v2_id;
   const bool v2 = r.endpoint == Endpoint::V2Infer;
@@ -230,6 +260,10 @@ std::shared_ptr<Job> Service::predict(const HttpRequest& request, const Route& r
     respond(std::move(resp));  // counts the response as in write before the job stops counting
     open_predictions.fetch_sub(1);
   };
+  return admit(std::move(job), respond);
+}
+
+std::shared_ptr<Job> Service::admit(std::shared_ptr<Job> job, const Respond& respond) {
   open_predictions.fetch_add(1);
   switch (scheduler_.submit(job)) {
     case Admission::Admitted: return job;

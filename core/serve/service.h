@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "serve/auth.h"
 #include "serve/http_types.h"
@@ -22,11 +23,37 @@ namespace gs::serve {
 
 enum class Endpoint { Predict, V2Infer, Live, Ready, ServerMeta, ModelMeta, ModelReady, Status, Metrics, Reload, NotFound };
 
+class Service;
+struct Route;
+
+// Who may call an endpoint: anyone (health probes), an API key (when keys are configured; an
+// admin key also works), or an admin key only.
+enum class Access { Open, ApiKey, AdminKey };
+// What a request must send: no body (GET), a JSON body, or any body (both: identity encoding,
+// at most ServeOptions::http.max_body_bytes, refused from the header before it is read).
+enum class Body { None, Json, Any };
+
+// One row per endpoint in Service's route table: everything decided about a request before its
+// handler runs. Adding an endpoint: a row, a handler, and its tests (test_serve_api.cpp).
+struct RouteSpec {
+  Endpoint endpoint;
+  const char* method;
+  const char* path;   // exact; "{model}" stands for one path segment naming the model
+  const char* name;   // metrics label
+  Access access;
+  Body body;
+  bool needs_model;   // 503 until the model is loaded and while draining
+  // Calls `respond` exactly once; returns the prediction job, if it made one.
+  std::shared_ptr<Job> (Service::*handler)(const HttpRequest&, const Route&, std::function<void(HttpResponse)>);
+};
+const std::vector<RouteSpec>& routeTable();
+
 struct Route {
   Endpoint endpoint = Endpoint::NotFound;
-  std::string model;          // /v2/models/{m}/...
+  std::string model;           // the {model} segment, when the path has one
   const char* method = "GET";  // the one it takes
   const char* name = "other";  // metrics label
+  const RouteSpec* spec = nullptr;
 };
 Route route(const std::string& path);
 
@@ -56,10 +83,21 @@ class Service {
   static HttpResponse error(int status, const std::string& message);
 
  private:
-  std::shared_ptr<Job> predict(const HttpRequest& request, const Route& route, std::function<void(HttpResponse)> respond);
+  friend const std::vector<RouteSpec>& routeTable();
+  using Respond = std::function<void(HttpResponse)>;
+  // The handlers of the route table.
+  std::shared_ptr<Job> predict(const HttpRequest& request, const Route& route, Respond respond);
+  std::shared_ptr<Job> status(const HttpRequest& request, const Route& route, Respond respond);
+  std::shared_ptr<Job> metrics(const HttpRequest& request, const Route& route, Respond respond);
+  std::shared_ptr<Job> reloadModel(const HttpRequest& request, const Route& route, Respond respond);
+  std::shared_ptr<Job> health(const HttpRequest& request, const Route& route, Respond respond);
+
   std::optional<HttpResponse> checkAuth(const HttpRequest& head, const Route& route) const;
-  HttpResponse health(const Route& route) const;
+  std::optional<HttpResponse> checkBody(const HttpRequest& head, const Route& route, std::optional<uint64_t> content_length) const;
+  HttpResponse healthResponse(const Route& route) const;
   HttpResponse reloadResponse(const Status& outcome) const;
+  // Registers the job and its response callback with the scheduler; answers 429/413/503 itself.
+  std::shared_ptr<Job> admit(std::shared_ptr<Job> job, const Respond& respond);
 
   const ServeOptions& options_;
   ModelHost& host_;

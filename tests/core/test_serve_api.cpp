@@ -4,7 +4,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -131,6 +133,92 @@ TEST(ServeApi, RoutesAndMethods) {
   EXPECT_EQ(route("/v2/models/graphormer/other").endpoint, Endpoint::NotFound);
   EXPECT_EQ(route("/v2/models/").endpoint, Endpoint::NotFound);
   EXPECT_STREQ(route("/v1/predict").method, "POST");
+}
+
+// The route table: every endpoint has one row, its path routes back to it, and what the row says
+// about method, keys, body and readiness is what Service::check enforces from the header.
+class RouteTable : public ::testing::Test {
+ protected:
+  RouteTable() {
+    options_.model_name = "m";
+    options_.http.max_body_bytes = 1000;
+  }
+  Service service(bool with_keys) {
+    return Service(options_, host_, scheduler_, metrics_, with_keys ? KeySet::fromKeys({kApi}) : KeySet{},
+                   with_keys ? KeySet::fromKeys({kAdmin}) : KeySet{});
+  }
+  static HttpRequest request(const RouteSpec& spec, const std::string& method, const std::string& key = "") {
+    HttpRequest r;
+    r.method = method;
+    r.target = pathOf(spec);
+    if (!key.empty()) r.headers.emplace_back("authorization", "Bearer " + key);
+    if (spec.body != Body::None) r.headers.emplace_back("content-type", "application/json");
+    return r;
+  }
+  static std::string pathOf(const RouteSpec& spec) {
+    std::string path = spec.path;
+    if (const size_t at = path.find("{model}"); at != std::string::npos) path.replace(at, 7, "m");
+    return path;
+  }
+  static int statusOf(const std::optional<HttpResponse>& r) { return r ? r->status : 0; }
+  static constexpr const char* kApi = "api-key-0123456789abcdef";
+  static constexpr const char* kAdmin = "admin-key-0123456789abcdef";
+  ServeOptions options_;
+  Metrics metrics_;
+  ModelHost host_{{}, "m", 1};
+  Scheduler scheduler_{{}, host_, metrics_};
+};
+
+TEST_F(RouteTable, EveryEndpointHasOneRowThatRoutesBackToIt) {
+  std::set<Endpoint> seen;
+  for (const auto& spec : routeTable()) {
+    EXPECT_TRUE(seen.insert(spec.endpoint).second) << spec.path;
+    const Route r = route(pathOf(spec));
+    EXPECT_EQ(r.endpoint, spec.endpoint) << spec.path;
+    EXPECT_EQ(r.spec, &spec) << spec.path;
+    EXPECT_STREQ(r.method, spec.method) << spec.path;
+    EXPECT_EQ(r.model.empty(), std::string(spec.path).find("{model}") == std::string::npos) << spec.path;
+    EXPECT_TRUE(spec.handler != nullptr) << spec.path;
+    EXPECT_EQ(spec.body == Body::None, std::string(spec.method) == "GET") << spec.path;
+  }
+  EXPECT_EQ(seen.size(), static_cast<size_t>(Endpoint::NotFound));
+  EXPECT_EQ(route("/v2/models/m/infer/extra").endpoint, Endpoint::NotFound);
+  EXPECT_EQ(route("/v2/models//infer").endpoint, Endpoint::NotFound);
+  EXPECT_EQ(route("/v1/predict/").endpoint, Endpoint::NotFound);
+}
+
+TEST_F(RouteTable, CheckEnforcesEachRowsMethodAccessBodyAndReadiness) {
+  Service keyed = service(true);
+  for (const auto& spec : routeTable()) {
+    SCOPED_TRACE(spec.path);
+    const auto wrong = keyed.check(request(spec, std::string(spec.method) == "GET" ? "POST" : "GET", kAdmin), 0);
+    ASSERT_EQ(statusOf(wrong), 405);
+    EXPECT_NE(std::find(wrong->headers.begin(), wrong->headers.end(), std::make_pair(std::string("Allow"), std::string(spec.method))),
+              wrong->headers.end());
+    const int anonymous = statusOf(keyed.check(request(spec, spec.method), 0));
+    const int with_api = statusOf(keyed.check(request(spec, spec.method, kApi), 0));
+    const int with_admin = statusOf(keyed.check(request(spec, spec.method, kAdmin), 0));
+    const int unready = spec.needs_model ? 503 : 0;  // the service is not ready: no model is loaded
+    EXPECT_EQ(anonymous, spec.access == Access::Open ? unready : 401);
+    EXPECT_EQ(with_api, spec.access == Access::AdminKey ? 403 : unready);
+    EXPECT_EQ(with_admin, unready);
+    if (spec.body == Body::None) continue;
+    HttpRequest big = request(spec, spec.method, kAdmin);
+    EXPECT_EQ(statusOf(keyed.check(big, 1001)), 413);
+    big.headers.emplace_back("content-encoding", "gzip");
+    EXPECT_EQ(statusOf(keyed.check(big, 10)), 415);
+    HttpRequest text = request(spec, spec.method, kAdmin);
+    text.headers = {{"authorization", std::string("Bearer ") + kAdmin}, {"content-type", "text/plain"}};
+    EXPECT_EQ(statusOf(keyed.check(text, 10)), spec.body == Body::Json ? 415 : unready);
+  }
+  Service open = service(false);
+  for (const auto& spec : routeTable()) {
+    const int expected = spec.access == Access::AdminKey ? 403 : spec.needs_model ? 503 : 0;
+    EXPECT_EQ(statusOf(open.check(request(spec, spec.method), 0)), expected) << spec.path;
+  }
+  HttpRequest other_model = request(routeTable().back(), "POST", kApi);
+  other_model.target = "/v2/models/other/infer";
+  EXPECT_EQ(statusOf(keyed.check(other_model, 0)), 404);
 }
 
 TEST(ServeApi, KeysCompareByValueOnly) {
