@@ -62,7 +62,19 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   status_ = new QLabel(tr("Measures each mode on the current molecules (the input on the left). "
                           "Checkpointing changes memory only in the fine-tuning workload."));
   status_->setWordWrap(true);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(buildForm(classic, sweep));
+  layout->addWidget(buildCharts(), 1);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(status_, 1);
+  buttons->addWidget(export_csv);
+  buttons->addWidget(export_png);
+  layout->addLayout(buttons);
+  connectActions(export_csv, export_png);
+  redraw();
+}
 
+QLayout* CompareView::buildForm(QWidget* classic, QWidget* sweep) {
   auto* form = new QFormLayout;
   auto* mode_row = new QHBoxLayout;
   mode_row->addWidget(modes_, 1);
@@ -79,7 +91,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   opts->addWidget(run_);
   opts->addWidget(cancel_);
   form->addRow(tr("Workload"), opts);
+  return form;
+}
 
+QWidget* CompareView::buildCharts() {
   bars_ = new QCustomPlot;
   bars_->setMinimumHeight(150);
   legendAbove(bars_);
@@ -99,15 +114,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   charts->addWidget(table_);
   charts->addWidget(traces_);
   charts->setSizes({190, 240, 130});
-  auto* buttons = new QHBoxLayout;
-  buttons->addWidget(status_, 1);
-  buttons->addWidget(export_csv);
-  buttons->addWidget(export_png);
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(form);
-  layout->addWidget(charts, 1);
-  layout->addLayout(buttons);
+  return charts;
+}
 
+void CompareView::connectActions(QPushButton* export_csv, QPushButton* export_png) {
   connect(run_, &QPushButton::clicked, this, [this] {
     auto parsed = engine::parseModes(modes_->text().toStdString());
     if (!parsed.isOk()) {
@@ -132,7 +142,6 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     QString error;
     if (!path.isEmpty() && !savePng(path, &error)) QMessageBox::warning(this, tr("Save charts"), error);
   });
-  redraw();
 }
 
 void CompareView::started(int modes) {
@@ -179,6 +188,12 @@ void CompareView::setOutputUnit(const QString& unit) {
 }
 
 void CompareView::redraw() {
+  drawBars();
+  fillTable();
+  drawTraces();
+}
+
+void CompareView::drawBars() {
   // Grouped bars: peak tensor memory (left axis) and ms per molecule (right axis) per mode.
   bars_->clearPlottables();
   bars_->legend->setVisible(true);
@@ -220,8 +235,9 @@ void CompareView::redraw() {
   bars_->yAxis2->setRange(0, max_ms * 1.15);
   bars_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   bars_->replot(QCustomPlot::rpQueuedReplot);
+}
 
-  // Table.
+void CompareView::fillTable() {
   table_->setRowCount(static_cast<int>(results_.size()));
   for (size_t i = 0; i < results_.size(); ++i) {
     const auto& r = results_[i];
@@ -249,7 +265,9 @@ void CompareView::redraw() {
   }
   table_->resizeColumnsToContents();
   fitTableToRows();
+}
 
+void CompareView::drawTraces() {
   // Memory traces: each batch's peak tensor memory over the mode's last timed pass.
   traces_->clearGraphs();
   traces_->legend->setVisible(true);

@@ -12,6 +12,7 @@
 #include "save_guard.h"
 
 class QComboBox;
+class QLayout;
 class QCustomPlot;
 class QLabel;
 class QLineEdit;
@@ -45,8 +46,14 @@ class CompareView final : public QWidget {
   void cancelRequested();
 
  private:
+  QLayout* buildForm(QWidget* classic, QWidget* sweep);
+  QWidget* buildCharts();
+  void connectActions(QPushButton* export_csv, QPushButton* export_png);
   void fitTableToRows();
   void redraw();
+  void drawBars();
+  void fillTable();
+  void drawTraces();
 
   QLineEdit* modes_ = nullptr;
   QComboBox* workload_ = nullptr;
