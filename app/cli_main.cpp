@@ -8,11 +8,11 @@
 
 #include "cli_args.h"
 #include "cli_options.h"
+#include "data/file_format.h"
 #include "jobs/bench_job.h"
 #include "jobs/bench_report.h"
 #include "jobs/evaluate_job.h"
 #include "jobs/explain_job.h"
-#include "data/file_format.h"
 #include "jobs/featurize_job.h"
 #include "jobs/predict_job.h"
 #include "tensor/precision.h"
@@ -151,7 +151,6 @@ const char* kUsage =
     "--id-column and --sdf-id-property choose columns where the automatic choice is wrong:\n"
     "{formats}";
 
-
 using gs::app::CliArgs;
 using gs::app::FlagSet;
 
@@ -160,7 +159,9 @@ int featurizeCommand(int argc, char** argv) {
   std::string error;
   gs::predict::PredictorOptions po;
   gs::jobs::FeaturizeJobOptions options;
-  if (!gs::app::parseFlags(args, argc, argv, FlagSet{{"--input", "--convention", "--multi-hop-max-dist"}, {"--json"}} + gs::app::inputFlags(), &error) ||
+  if (!gs::app::parseFlags(
+          args, argc, argv,
+          FlagSet{{"--input", "--convention", "--multi-hop-max-dist"}, {"--json"}} + gs::app::inputFlags(), &error) ||
       !gs::app::readInputFlags(args, &options.reader, &po, &error) ||
       !args.getInt("--multi-hop-max-dist", 5, 0, 510, &options.featurize.multi_hop_max_dist, &error))
     return fail(error);
@@ -186,9 +187,11 @@ int predictCommand(int argc, char** argv) {
   CliArgs args;
   std::string error;
   gs::jobs::PredictJobOptions options;
-  const FlagSet flags = FlagSet{{"--input", "--output", "--chunk-rows"}, {"--quiet", "--drop-input-columns"}} + gs::app::modelFlags() + gs::app::inputFlags() +
-                        gs::app::collationFlags() + gs::app::trustFlags();
-  if (!gs::app::parseFlags(args, argc, argv, flags, &error) || !gs::app::readModelFlags(args, {}, &options.predictor, &error) ||
+  const FlagSet flags = FlagSet{{"--input", "--output", "--chunk-rows"}, {"--quiet", "--drop-input-columns"}} +
+                        gs::app::modelFlags() + gs::app::inputFlags() + gs::app::collationFlags() +
+                        gs::app::trustFlags();
+  if (!gs::app::parseFlags(args, argc, argv, flags, &error) ||
+      !gs::app::readModelFlags(args, {}, &options.predictor, &error) ||
       !gs::app::readTrustFlags(args, &options.predictor, &error) ||
       !gs::app::readInputFlags(args, &options.reader, &options.predictor, &error) ||
       !gs::app::readCollationFlags(args, &options.predictor.session, &error) ||
@@ -205,12 +208,14 @@ int predictCommand(int argc, char** argv) {
   if (!summary.isOk()) return fail(summary.status().toString());
   const auto& record = summary->record;
   for (const auto& note : summary->notes) std::cerr << "\nnote: " << note;
-  if (!record.trust_note.empty()) std::cerr << "\nnote: " << record.trust_note;
+  if (!record.trust_note.empty())
+    std::cerr << "\nnote: " << record.trust_note;
   else
     std::cerr << "\ntrust: " << record.confidence * 100 << " % intervals from " << record.calibration_rows
               << " calibration molecules, ensemble of " << record.trust_members + 1 << " (" << record.trust_path << ")";
   if (record.out_of_memory_retries > 0)
-    std::cerr << "\nnote: " << record.out_of_memory_retries << " batch(es) ran out of memory and were retried in halves";
+    std::cerr << "\nnote: " << record.out_of_memory_retries
+              << " batch(es) ran out of memory and were retried in halves";
   std::cerr << "\npredict: " << summary->rows << " rows in " << summary->seconds << " s";
   for (const auto& [name, count] : summary->by_status) std::cerr << ", " << count << " " << name;
   std::cerr << "\nmodel " << record.model_path << (record.adapter_path.empty() ? "" : " + " + record.adapter_path);
@@ -222,11 +227,13 @@ int evaluateCommand(int argc, char** argv) {
   CliArgs args;
   std::string error;
   gs::jobs::EvaluateJobOptions o;
-  const FlagSet flags = FlagSet{{"--input", "--targets"}, {}} + gs::app::modelFlags() + gs::app::inputFlags() + gs::app::splitFlags() +
-                        gs::app::trustFlags();
-  if (!gs::app::parseFlags(args, argc, argv, flags, &error) || !gs::app::readModelFlags(args, {}, &o.predictor, &error) ||
+  const FlagSet flags = FlagSet{{"--input", "--targets"}, {}} + gs::app::modelFlags() + gs::app::inputFlags() +
+                        gs::app::splitFlags() + gs::app::trustFlags();
+  if (!gs::app::parseFlags(args, argc, argv, flags, &error) ||
+      !gs::app::readModelFlags(args, {}, &o.predictor, &error) ||
       !gs::app::readTrustFlags(args, &o.predictor, &error) ||
-      !gs::app::readInputFlags(args, &o.reader, &o.predictor, &error) || !gs::app::readSplitFlags(args, &o.split, &error))
+      !gs::app::readInputFlags(args, &o.reader, &o.predictor, &error) ||
+      !gs::app::readSplitFlags(args, &o.split, &error))
     return fail(error);
   o.input = args.get("--input");
   o.targets = gs::app::splitList(args.get("--targets"));
@@ -247,10 +254,13 @@ int benchCommand(int argc, char** argv) {
   rules.memory_budget = false;
   rules.budget_note = "bench measures fixed batch sizes (--modes ...+bs=N)";
   int max_molecules = 0;
-  const FlagSet own{{"--input", "--modes", "--workload", "--json", "--csv", "--repeats", "--warmup", "--max-molecules"}, {"--quiet"}};
+  const FlagSet own{{"--input", "--modes", "--workload", "--json", "--csv", "--repeats", "--warmup", "--max-molecules"},
+                    {"--quiet"}};
   if (!gs::app::parseFlags(args, argc, argv, own + gs::app::modelFlags() + gs::app::inputFlags(), &error) ||
-      !gs::app::readModelFlags(args, rules, &o.predictor, &error) || !gs::app::readInputFlags(args, &o.reader, &o.predictor, &error) ||
-      !args.getInt("--repeats", 3, 1, 1000, &o.compare.repeats, &error) || !args.getInt("--warmup", 1, 0, 1000, &o.compare.warmup, &error) ||
+      !gs::app::readModelFlags(args, rules, &o.predictor, &error) ||
+      !gs::app::readInputFlags(args, &o.reader, &o.predictor, &error) ||
+      !args.getInt("--repeats", 3, 1, 1000, &o.compare.repeats, &error) ||
+      !args.getInt("--warmup", 1, 0, 1000, &o.compare.warmup, &error) ||
       !args.getInt("--max-molecules", 0, 0, 100000000, &max_molecules, &error))
     return fail(error);
   o.input = args.get("--input");
@@ -271,7 +281,9 @@ int benchCommand(int argc, char** argv) {
   o.predictor.session.precision = gs::tensor::Precision::FP32;  // each mode sets its own
   gs::engine::CompareCallbacks callbacks;
   if (!args.has("--quiet"))
-    callbacks.mode_started = [](int k, int n, const std::string& label) { std::cerr << "bench: mode " << k + 1 << "/" << n << " " << label << "\n"; };
+    callbacks.mode_started = [](int k, int n, const std::string& label) {
+      std::cerr << "bench: mode " << k + 1 << "/" << n << " " << label << "\n";
+    };
   auto summary = gs::jobs::runBench(o, callbacks);
   if (!summary.isOk()) return fail(summary.status().toString());
   std::cout << "model " << summary->model_path << "; " << summary->molecules << " molecules of " << summary->rows
@@ -288,7 +300,8 @@ bool readAttribution(const CliArgs& args, gs::engine::AttributionOptions* a, std
   auto baseline = gs::engine::parseBaseline(args.get("--baseline", "mean"));
   if (!baseline.isOk()) return *error = "--baseline: " + baseline.status().message(), false;
   a->baseline = baseline.value();
-  return args.getInt("--steps", 64, 3, 100000, &a->steps, error) && args.getDouble("--tolerance", 0.0, 1.0, &a->tolerance, error) &&
+  return args.getInt("--steps", 64, 3, 100000, &a->steps, error) &&
+         args.getDouble("--tolerance", 0.0, 1.0, &a->tolerance, error) &&
          args.getInt("--target-index", 0, 0, 4096, &a->output, error) &&
          args.getDouble("--checkpoint-ratio", 0.0, 1.0, &a->checkpoint_ratio, error);
 }
@@ -303,11 +316,12 @@ int explainCommand(int argc, char** argv) {
   rules.memory_budget = false;
   rules.gradients = true;
   rules.budget_note = "explain sizes its batches with --batch-size";
-  const FlagSet own{{"--input", "--output", "--method", "--steps", "--tolerance", "--baseline", "--target-index", "--checkpoint-ratio"},
+  const FlagSet own{{"--input", "--output", "--method", "--steps", "--tolerance", "--baseline", "--target-index",
+                     "--checkpoint-ratio"},
                     {"--quiet"}};
   if (!gs::app::parseFlags(args, argc, argv, own + gs::app::modelFlags() + gs::app::inputFlags(), &error) ||
-      !gs::app::readModelFlags(args, rules, &o.predictor, &error) || !gs::app::readInputFlags(args, &o.reader, &o.predictor, &error) ||
-      !readAttribution(args, &a, &error))
+      !gs::app::readModelFlags(args, rules, &o.predictor, &error) ||
+      !gs::app::readInputFlags(args, &o.reader, &o.predictor, &error) || !readAttribution(args, &a, &error))
     return fail(error);
   o.input = args.get("--input");
   o.output = args.get("--output");
@@ -316,12 +330,14 @@ int explainCommand(int argc, char** argv) {
   a.batch_size = o.predictor.session.plan.max_batch_size;
   gs::engine::AttributionCallbacks callbacks;
   if (!args.has("--quiet"))
-    callbacks.progress = [](int64_t done, int64_t total) { std::cerr << "explain: " << done << "/" << total << " molecules\r" << std::flush; };
+    callbacks.progress = [](int64_t done, int64_t total) {
+      std::cerr << "explain: " << done << "/" << total << " molecules\r" << std::flush;
+    };
   auto summary = gs::jobs::runExplain(o, callbacks);
   if (!summary.isOk()) return fail(summary.status().toString());
-  std::cerr << "\nexplain: " << summary->explained << " of " << summary->rows << " molecules (" << gs::engine::attributionMethodName(a.method)
-            << ", target " << summary->target << ") in " << summary->seconds << " s; peak tensor memory "
-            << summary->peak_tensor_bytes / 1048576.0 << " MiB";
+  std::cerr << "\nexplain: " << summary->explained << " of " << summary->rows << " molecules ("
+            << gs::engine::attributionMethodName(a.method) << ", target " << summary->target << ") in "
+            << summary->seconds << " s; peak tensor memory " << summary->peak_tensor_bytes / 1048576.0 << " MiB";
   if (a.method == gs::engine::AttributionMethod::IntegratedGradients)
     std::cerr << "; worst completeness gap " << 100 * summary->max_relative_gap << " % of f(x) - f(baseline)";
   std::cerr << "\nwrote " << o.output << " and " << o.output << ".molecules.csv\n";
@@ -342,7 +358,8 @@ std::string usage() {
   for (const auto& f : gs::data::fileFormats()) {
     std::string extensions;
     for (const auto& e : gs::data::extensionsOf(f)) extensions += (extensions.empty() ? "." : " .") + e;
-    formats += "  " + extensions + std::string(extensions.size() < 22 ? 22 - extensions.size() : 1, ' ') + f.description + "\n";
+    formats += "  " + extensions + std::string(extensions.size() < 22 ? 22 - extensions.size() : 1, ' ') +
+               f.description + "\n";
   }
   fill("{formats}", formats);
   fill("{compression}", gs::data::compressionList());

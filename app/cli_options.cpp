@@ -28,7 +28,9 @@ FlagSet inputFlags() {
 FlagSet collationFlags() { return {{"--convention", "--spatial-pos-max"}, {"--no-bucketing"}}; }
 
 FlagSet splitFlags() {
-  return {{"--split", "--seed", "--valid-fraction", "--test-fraction", "--calibration-fraction", "--cluster-similarity"}, {}};
+  return {
+      {"--split", "--seed", "--valid-fraction", "--test-fraction", "--calibration-fraction", "--cluster-similarity"},
+      {}};
 }
 
 FlagSet trustFlags() { return {{"--confidence"}, {"--no-trust", "--strip-salts"}}; }
@@ -40,7 +42,8 @@ bool readTrustFlags(const CliArgs& args, predict::PredictorOptions* out, std::st
   return true;
 }
 
-bool readModelFlags(const CliArgs& args, const ModelFlagRules& rules, predict::PredictorOptions* out, std::string* error) {
+bool readModelFlags(const CliArgs& args, const ModelFlagRules& rules, predict::PredictorOptions* out,
+                    std::string* error) {
   auto& s = out->session;
   out->model = {args.get("--model"), args.get("--adapter")};
   s.device = args.get("--device", "cpu");
@@ -48,7 +51,8 @@ bool readModelFlags(const CliArgs& args, const ModelFlagRules& rules, predict::P
   if (!precision.isOk()) return *error = "--precision: " + precision.status().message(), false;
   if (const auto& t = tensor::traits(precision.value()); rules.gradients && !t.trains)
     return *error = std::string("--precision ") + t.name + " is for inference only (" + t.training_note + "): use " +
-                    tensor::precisionChoices(true), false;
+                    tensor::precisionChoices(true),
+           false;
   s.precision = precision.value();
   int budget_mib = 0;
   if (!args.getInt("--threads", 0, 0, 1024, &s.threads, error) ||
@@ -56,19 +60,24 @@ bool readModelFlags(const CliArgs& args, const ModelFlagRules& rules, predict::P
       !args.getInt("--memory-budget-mib", 0, 0, 1 << 24, &budget_mib, error))
     return false;
   if (budget_mib > 0 && !rules.memory_budget) return *error = "--memory-budget-mib: " + rules.budget_note, false;
-  predict::setMemoryBudget(s, budget_mib, args.has("--batch-size") ? std::optional<int>(s.plan.max_batch_size) : std::nullopt);
+  predict::setMemoryBudget(s, budget_mib,
+                           args.has("--batch-size") ? std::optional<int>(s.plan.max_batch_size) : std::nullopt);
   return true;
 }
 
-bool readInputFlags(const CliArgs& args, data::ReaderOptions* reader, predict::PredictorOptions* out, std::string* error) {
+bool readInputFlags(const CliArgs& args, data::ReaderOptions* reader, predict::PredictorOptions* out,
+                    std::string* error) {
   reader->smiles_column = args.get("--smiles-column");
   reader->id_column = args.get("--id-column");
   reader->csv_header = !args.has("--no-header");
   reader->sdf_id_property = args.get("--sdf-id-property");
   const std::string delimiter = args.get("--delimiter");
-  if (delimiter == "tab" || delimiter == "\\t") reader->csv_delimiter = '\t';
-  else if (delimiter.size() == 1 && (delimiter == "," || delimiter == ";" || delimiter == "|")) reader->csv_delimiter = delimiter[0];
-  else if (!delimiter.empty()) return *error = "--delimiter: expected ',', ';', '|' or 'tab', got '" + delimiter + "'", false;
+  if (delimiter == "tab" || delimiter == "\\t")
+    reader->csv_delimiter = '\t';
+  else if (delimiter.size() == 1 && (delimiter == "," || delimiter == ";" || delimiter == "|"))
+    reader->csv_delimiter = delimiter[0];
+  else if (!delimiter.empty())
+    return *error = "--delimiter: expected ',', ';', '|' or 'tab', got '" + delimiter + "'", false;
   if (!args.getInt("--max-atoms", 512, 1, 100000, &out->parse.max_atoms, error)) return false;
   auto order = chem::parseAtomOrder(args.get("--atom-order", "canonical"));
   if (!order.isOk()) return *error = "--atom-order: " + order.status().message(), false;

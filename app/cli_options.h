@@ -38,9 +38,11 @@ FlagSet collationFlags();
 FlagSet splitFlags();
 FlagSet trustFlags();
 
-bool readModelFlags(const CliArgs& args, const ModelFlagRules& rules, predict::PredictorOptions* out, std::string* error);
+bool readModelFlags(const CliArgs& args, const ModelFlagRules& rules, predict::PredictorOptions* out,
+                    std::string* error);
 // Reader settings, parse options and atom order; --verbose turns RDKit's own log on.
-bool readInputFlags(const CliArgs& args, data::ReaderOptions* reader, predict::PredictorOptions* out, std::string* error);
+bool readInputFlags(const CliArgs& args, data::ReaderOptions* reader, predict::PredictorOptions* out,
+                    std::string* error);
 bool readCollationFlags(const CliArgs& args, engine::SessionOptions* out, std::string* error);
 bool readSplitFlags(const CliArgs& args, data::SplitOptions* split, std::string* error);
 // --no-trust, --confidence, --strip-salts.

@@ -57,10 +57,14 @@ std::vector<std::string> expandInputs(const std::string& spec, std::string* erro
 }
 
 bool readCodec(const std::string& name, Codec* out, std::string* error) {
-  if (name == "gz" || name == "gzip") *out = Codec::Gzip;
-  else if (name == "zst" || name == "zstd") *out = Codec::Zstd;
-  else if (name == "bz2" || name == "bzip2") *out = Codec::Bzip2;
-  else if (name == "none") *out = Codec::None;
+  if (name == "gz" || name == "gzip")
+    *out = Codec::Gzip;
+  else if (name == "zst" || name == "zstd")
+    *out = Codec::Zstd;
+  else if (name == "bz2" || name == "bzip2")
+    *out = Codec::Bzip2;
+  else if (name == "none")
+    *out = Codec::None;
   else {
     *error = "--output-codec must be gz, zst, bz2 or none";
     return false;
@@ -74,11 +78,14 @@ int planCommand(int argc, char** argv) {
   CliArgs args;
   std::string error;
   screen::PlanOptions o;
-  const FlagSet flags = FlagSet{{"--input", "--out", "--shard-minutes", "--shard-rows", "--shards", "--output-codec", "--chunk-rows"}, {}} +
-                        modelFlags() + inputFlags() + collationFlags() + trustFlags();
+  const FlagSet flags =
+      FlagSet{{"--input", "--out", "--shard-minutes", "--shard-rows", "--shards", "--output-codec", "--chunk-rows"},
+              {}} +
+      modelFlags() + inputFlags() + collationFlags() + trustFlags();
   int shard_rows = 0;
-  if (!args.parse(argc, argv, 3, flags.valued, flags.switches, &error) || !readModelFlags(args, {}, &o.predictor, &error) ||
-      !readTrustFlags(args, &o.predictor, &error) || !readInputFlags(args, &o.reader, &o.predictor, &error) ||
+  if (!args.parse(argc, argv, 3, flags.valued, flags.switches, &error) ||
+      !readModelFlags(args, {}, &o.predictor, &error) || !readTrustFlags(args, &o.predictor, &error) ||
+      !readInputFlags(args, &o.reader, &o.predictor, &error) ||
       !readCollationFlags(args, &o.predictor.session, &error) ||
       !args.getInt("--shard-rows", 0, 0, 1 << 30, &shard_rows, &error) ||
       !args.getInt("--shards", 0, 0, 1 << 24, &o.shards, &error) ||
@@ -134,8 +141,8 @@ int workCommand(int argc, char** argv) {
     return code == StatusCode::InvalidArgument || code == StatusCode::MalformedRecord ? screen::kWorkFatal : 1;
   }
   std::cerr << "screen: shard " << shard << ": " << result->rows << " rows committed"
-            << (result->complete ? ", shard complete" : "") << (result->duplicate ? " (a duplicate: another attempt was first)" : "")
-            << "\n";
+            << (result->complete ? ", shard complete" : "")
+            << (result->duplicate ? " (a duplicate: another attempt was first)" : "") << "\n";
   return result->stopped && !result->complete ? screen::kWorkStopped : screen::kWorkComplete;
 }
 
@@ -182,7 +189,8 @@ int runCommand(int argc, char** argv) {
   screen::SuperviseOptions o;
   o.dir = argv[3];
   int shard = -1, local = 1;
-  if (!args.parse(argc, argv, 4, {"--shard", "--local", "--max-attempts", "--blocks", "--device"}, {"--slurm-array", "--mpi"}, &error) ||
+  if (!args.parse(argc, argv, 4, {"--shard", "--local", "--max-attempts", "--blocks", "--device"},
+                  {"--slurm-array", "--mpi"}, &error) ||
       !args.getInt("--shard", -1, 0, 1 << 30, &shard, &error) || !args.getInt("--local", 1, 1, 1024, &local, &error) ||
       !args.getInt("--max-attempts", 3, 1, 100, &o.max_attempts, &error))
     return fail(error);
@@ -199,7 +207,8 @@ int runCommand(int argc, char** argv) {
   if (!result.isOk()) return fail(result.status().toString());
   for (const auto& e : result->errors) std::cerr << "screen: " << e << "\n";
   std::cerr << "screen: " << result->done << " shard(s) complete, " << result->failed << " failed, "
-            << result->quarantined << " quarantined" << (result->stopped ? "; stopped on request (re-run to resume)" : "") << "\n";
+            << result->quarantined << " quarantined"
+            << (result->stopped ? "; stopped on request (re-run to resume)" : "") << "\n";
   return result->failed > 0 ? 1 : 0;
 }
 
@@ -207,7 +216,8 @@ int statusCommand(int argc, char** argv) {
   CliArgs args;
   std::string error;
   int processes = 1;
-  if (!args.parse(argc, argv, 4, {"--processes"}, {}, &error) || !args.getInt("--processes", 1, 1, 1 << 20, &processes, &error))
+  if (!args.parse(argc, argv, 4, {"--processes"}, {}, &error) ||
+      !args.getInt("--processes", 1, 1, 1 << 20, &processes, &error))
     return fail(error);
   auto status = screen::screenStatus(argv[3], processes);
   if (!status.isOk()) return fail(status.status().toString());
@@ -221,7 +231,8 @@ int mergeCommand(int argc, char** argv) {
   screen::MergeOptions o;
   o.dir = argv[3];
   int top = 0;
-  if (!args.parse(argc, argv, 4, {"--output", "--top", "--by", "--where", "--hits"}, {"--ascending", "--no-sdf", "--no-sqlite"}, &error) ||
+  if (!args.parse(argc, argv, 4, {"--output", "--top", "--by", "--where", "--hits"},
+                  {"--ascending", "--no-sdf", "--no-sqlite"}, &error) ||
       !args.getInt("--top", 0, 0, 1 << 30, &top, &error))
     return fail(error);
   o.output = args.get("--output");
@@ -264,9 +275,11 @@ int submitCommand(int argc, char** argv) {
   if (!args.parse(ours, argv, 4, {"--shards-per-task", "--throttle", "--local", "--merge-args", "--cli"},
                   {"--slurm", "--no-merge", "--dry-run"}, &error) ||
       !args.getInt("--shards-per-task", 0, 0, 1 << 20, &o.shards_per_task, &error) ||
-      !args.getInt("--throttle", 0, 0, 1 << 20, &o.throttle, &error) || !args.getInt("--local", 1, 1, 1024, &o.local, &error))
+      !args.getInt("--throttle", 0, 0, 1 << 20, &o.throttle, &error) ||
+      !args.getInt("--local", 1, 1, 1024, &o.local, &error))
     return fail(error);
-  if (!args.has("--slurm")) return fail("screen submit needs --slurm (the MPI form is `mpirun graphormer-screen-mpi DIR`)");
+  if (!args.has("--slurm"))
+    return fail("screen submit needs --slurm (the MPI form is `mpirun graphormer-screen-mpi DIR`)");
   for (int i = ours + 1; i < argc; ++i) o.sbatch_args.push_back(argv[i]);
   std::istringstream merge(args.get("--merge-args"));
   for (std::string word; merge >> word;) o.merge_args.push_back(word);

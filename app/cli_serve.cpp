@@ -9,10 +9,27 @@ namespace gs::app {
 namespace {
 
 FlagSet serveFlags() {
-  return {{"--listen", "--port-file", "--name", "--workers", "--io-threads", "--max-batch-atoms", "--max-queue-delay-ms",
-           "--queue-molecules", "--queue-mib", "--max-body-mib", "--max-molecules", "--max-smiles-length", "--max-atoms",
-           "--timeout-ms", "--drain-timeout", "--api-keys", "--admin-keys", "--header-timeout-ms", "--body-timeout-ms",
-           "--keep-alive-ms", "--max-connections"},
+  return {{"--listen",
+           "--port-file",
+           "--name",
+           "--workers",
+           "--io-threads",
+           "--max-batch-atoms",
+           "--max-queue-delay-ms",
+           "--queue-molecules",
+           "--queue-mib",
+           "--max-body-mib",
+           "--max-molecules",
+           "--max-smiles-length",
+           "--max-atoms",
+           "--timeout-ms",
+           "--drain-timeout",
+           "--api-keys",
+           "--admin-keys",
+           "--header-timeout-ms",
+           "--body-timeout-ms",
+           "--keep-alive-ms",
+           "--max-connections"},
           {}};
 }
 
@@ -27,7 +44,8 @@ bool readListen(const std::string& value, serve::ServeOptions* o, std::string* e
   }
   char* end = nullptr;
   const long p = std::strtol(port.c_str(), &end, 10);
-  if (port.empty() || *end || p < 0 || p > 65535) return *error = "--listen: expected HOST:PORT, got '" + value + "'", false;
+  if (port.empty() || *end || p < 0 || p > 65535)
+    return *error = "--listen: expected HOST:PORT, got '" + value + "'", false;
   o->host = host;
   o->port = static_cast<int>(p);
   return true;
@@ -41,14 +59,17 @@ bool readMillis(const CliArgs& args, const char* flag, std::chrono::milliseconds
 }
 
 bool readLimits(const CliArgs& args, serve::ServeOptions* o, std::string* error) {
-  int body_mib = static_cast<int>(o->http.max_body_bytes >> 20), queue_mib = static_cast<int>(o->scheduler.max_queue_bytes >> 20);
+  int body_mib = static_cast<int>(o->http.max_body_bytes >> 20),
+      queue_mib = static_cast<int>(o->scheduler.max_queue_bytes >> 20);
   int queue_molecules = static_cast<int>(o->scheduler.max_queue_molecules), delay_ms = 2, timeout_ms = 60000;
   if (!args.getInt("--max-body-mib", body_mib, 1, 1024, &body_mib, error) ||
       !args.getInt("--queue-mib", queue_mib, 1, 4096, &queue_mib, error) ||
       !args.getInt("--queue-molecules", queue_molecules, 1, 10000000, &queue_molecules, error) ||
       !args.getInt("--max-molecules", o->request.max_molecules, 1, 1000000, &o->request.max_molecules, error) ||
-      !args.getInt("--max-smiles-length", o->scheduler.max_smiles_bytes, 1, 1 << 20, &o->scheduler.max_smiles_bytes, error) ||
-      !args.getInt("--max-batch-atoms", o->scheduler.max_batch_atoms, 1, 1 << 24, &o->scheduler.max_batch_atoms, error) ||
+      !args.getInt("--max-smiles-length", o->scheduler.max_smiles_bytes, 1, 1 << 20, &o->scheduler.max_smiles_bytes,
+                   error) ||
+      !args.getInt("--max-batch-atoms", o->scheduler.max_batch_atoms, 1, 1 << 24, &o->scheduler.max_batch_atoms,
+                   error) ||
       !args.getInt("--max-queue-delay-ms", delay_ms, 0, 10000, &delay_ms, error) ||
       !args.getInt("--timeout-ms", timeout_ms, 1, 3600 * 1000, &timeout_ms, error) ||
       !args.getInt("--max-connections", o->http.max_connections, 1, 1 << 20, &o->http.max_connections, error) ||
@@ -74,8 +95,9 @@ int serveCommand(int argc, char** argv) {
   const FlagSet flags = serveFlags() + modelFlags() + collationFlags() + trustFlags();
   ModelFlagRules rules;
   rules.default_batch_size = o.scheduler.max_batch_molecules;
-  if (!args.parse(argc, argv, 2, flags.valued, flags.switches, &error) || !readModelFlags(args, rules, &o.predictor, &error) ||
-      !readTrustFlags(args, &o.predictor, &error) || !readCollationFlags(args, &o.predictor.session, &error) ||
+  if (!args.parse(argc, argv, 2, flags.valued, flags.switches, &error) ||
+      !readModelFlags(args, rules, &o.predictor, &error) || !readTrustFlags(args, &o.predictor, &error) ||
+      !readCollationFlags(args, &o.predictor.session, &error) ||
       !args.getInt("--max-atoms", 512, 1, 100000, &o.predictor.parse.max_atoms, &error) ||
       !args.getInt("--workers", 1, 1, 256, &o.workers, &error) ||
       !args.getInt("--io-threads", 1, 1, 64, &o.io_threads, &error) || !readLimits(args, &o, &error) ||

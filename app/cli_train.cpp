@@ -1,6 +1,6 @@
 // graphormer-cli train and calibrate: flags read into jobs::TrainJobOptions / CalibrateJobOptions.
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <iostream>
 
 #include "cli_args.h"
@@ -26,18 +26,21 @@ bool readArchitecture(const CliArgs& args, bundle::GraphormerConfig* config, std
 }
 
 bool readTrainOptions(const CliArgs& args, engine::TrainOptions* t, std::string* error) {
-  if (!args.getInt("--epochs", 100, 1, 100000, &t->epochs, error) || !args.getInt("--patience", 20, 0, 100000, &t->patience, error) ||
+  if (!args.getInt("--epochs", 100, 1, 100000, &t->epochs, error) ||
+      !args.getInt("--patience", 20, 0, 100000, &t->patience, error) ||
       !args.getInt("--freeze-layers", 0, 0, 48, &t->freeze_layers, error) ||
       !args.getDouble("--lr", 1e-7, 1.0, &t->learning_rate, error) ||
       !args.getDouble("--checkpoint-ratio", 0.0, 1.0, &t->checkpoint_ratio, error) ||
-      !args.getInt("--lora-rank", 0, 0, 4096, &t->lora_rank, error) || !args.getDouble("--lora-alpha", 0.0, 1e6, &t->lora_alpha, error) ||
+      !args.getInt("--lora-rank", 0, 0, 4096, &t->lora_rank, error) ||
+      !args.getDouble("--lora-alpha", 0.0, 1e6, &t->lora_alpha, error) ||
       !args.getDouble("--warmup", 0.0, 1.0, &t->warmup_fraction, error) ||
       !args.getDouble("--weight-decay", 0.0, 10.0, &t->weight_decay, error) ||
       !args.getDouble("--clip-norm", 0.0, 1e6, &t->clip_norm, error))
     return false;
   auto schedule = engine::parseSchedule(args.get("--schedule", "cosine"));
   auto loss = engine::parseLoss(args.get("--loss", "l1"));
-  if (!schedule.isOk() || !loss.isOk()) return *error = (schedule.isOk() ? loss.status() : schedule.status()).message(), false;
+  if (!schedule.isOk() || !loss.isOk())
+    return *error = (schedule.isOk() ? loss.status() : schedule.status()).message(), false;
   t->schedule = schedule.value();
   t->loss = loss.value();
   t->reset_head = args.has("--reset-head");
@@ -46,8 +49,8 @@ bool readTrainOptions(const CliArgs& args, engine::TrainOptions* t, std::string*
 }
 
 void printSummary(const jobs::TrainJobOptions& o, const jobs::TrainJobSummary& s) {
-  std::cerr << "train: " << s.rows << " rows; " << s.train << " train, " << s.valid << " valid, "
-            << s.calibration << " calibration, " << s.test << " test";
+  std::cerr << "train: " << s.rows << " rows; " << s.train << " train, " << s.valid << " valid, " << s.calibration
+            << " calibration, " << s.test << " test";
   for (const auto& [why, count] : s.skipped) std::cerr << "; skipped " << count << " " << why;
   std::cerr << "\nbest epoch " << s.training.best_epoch;
   for (size_t j = 0; j < o.targets.size(); ++j) {
@@ -56,9 +59,11 @@ void printSummary(const jobs::TrainJobOptions& o, const jobs::TrainJobSummary& s
   }
   std::cerr << "\nwrote " << s.model_path << "\n";
   if (s.training.memory_retries > 0)
-    std::cerr << "note: " << s.training.memory_retries << " step(s) ran out of memory and were retried; the run ended with "
+    std::cerr << "note: " << s.training.memory_retries
+              << " step(s) ran out of memory and were retried; the run ended with "
               << "checkpoint ratio " << s.training.checkpoint_ratio << " and passes of "
-              << (s.training.micro_batch > 0 ? std::to_string(s.training.micro_batch) : std::string("the whole batch")) << "\n";
+              << (s.training.micro_batch > 0 ? std::to_string(s.training.micro_batch) : std::string("the whole batch"))
+              << "\n";
   if (!s.trust_path.empty())
     std::cerr << "trust: " << s.calibration << " calibration molecules (90 % intervals need >= 9; coverage of one "
               << "calibration set scatters about +-" << std::sqrt(0.09 / double(std::max<int64_t>(1, s.calibration)))
@@ -73,11 +78,13 @@ void printSummary(const jobs::TrainJobOptions& o, const jobs::TrainJobSummary& s
 int trainCommand(int argc, char** argv) {
   CliArgs args;
   std::string error;
-  const FlagSet own{{"--input", "--targets", "--output", "--preset", "--layers", "--dim", "--heads", "--ffn", "--epochs", "--lr",
-                     "--checkpoint-ratio", "--loss", "--patience", "--freeze-layers", "--lora-rank", "--lora-alpha",
-                     "--warmup", "--weight-decay", "--clip-norm", "--schedule", "--units", "--description", "--snapshots",
-                     "--snapshot-epochs", "--snapshot-lr", "--micro-batch"},
-                    {"--reset-head", "--resume", "--fit-precision", "--mirror-invariant"}};
+  const FlagSet own{
+      {"--input",       "--targets",       "--output",    "--preset",      "--layers",           "--dim",
+       "--heads",       "--ffn",           "--epochs",    "--lr",          "--checkpoint-ratio", "--loss",
+       "--patience",    "--freeze-layers", "--lora-rank", "--lora-alpha",  "--warmup",           "--weight-decay",
+       "--clip-norm",   "--schedule",      "--units",     "--description", "--snapshots",        "--snapshot-epochs",
+       "--snapshot-lr", "--micro-batch"},
+      {"--reset-head", "--resume", "--fit-precision", "--mirror-invariant"}};
   ModelFlagRules rules;
   rules.gradients = true;
   gs::predict::PredictorOptions po;
@@ -85,14 +92,16 @@ int trainCommand(int argc, char** argv) {
   auto& t = o.train;
   if (!parseFlags(args, argc, argv, own + modelFlags() + inputFlags() + splitFlags(), &error) ||
       !readModelFlags(args, rules, &po, &error) || !readInputFlags(args, &o.reader, &po, &error) ||
-      !readSplitFlags(args, &o.split, &error) || !readArchitecture(args, &o.config, &error) || !readTrainOptions(args, &t, &error) ||
-      !args.getInt("--snapshots", 5, 0, 100, &o.snapshots, &error) || !args.getInt("--snapshot-epochs", 2, 1, 1000, &o.snapshot_epochs, &error) ||
+      !readSplitFlags(args, &o.split, &error) || !readArchitecture(args, &o.config, &error) ||
+      !readTrainOptions(args, &t, &error) || !args.getInt("--snapshots", 5, 0, 100, &o.snapshots, &error) ||
+      !args.getInt("--snapshot-epochs", 2, 1, 1000, &o.snapshot_epochs, &error) ||
       !args.getDouble("--snapshot-lr", 0.0, 1.0, &o.snapshot_lr, &error))
     return fail(error);
   o.input = args.get("--input");
   o.output_dir = args.get("--output");
   o.targets = splitList(args.get("--targets"));
-  if (o.input.empty() || o.output_dir.empty() || o.targets.empty()) return fail("train needs --input, --targets and --output");
+  if (o.input.empty() || o.output_dir.empty() || o.targets.empty())
+    return fail("train needs --input, --targets and --output");
   if (args.has("--model") || args.has("--adapter")) o.model = po.model;
   t.device = po.session.device;
   t.threads = po.session.threads;
@@ -104,7 +113,8 @@ int trainCommand(int argc, char** argv) {
     return fail(error);
   o.memory_budget_mib = budget_mib;
   o.fit_precision = args.has("--fit-precision");
-  if (o.fit_precision && budget_mib == 0) return fail("--fit-precision chooses the precision that fits --memory-budget-mib: give a budget");
+  if (o.fit_precision && budget_mib == 0)
+    return fail("--fit-precision chooses the precision that fits --memory-budget-mib: give a budget");
   t.seed = o.split.seed;
   o.init_seed = t.seed;
   o.featurize.parse = po.parse;
@@ -119,15 +129,17 @@ int trainCommand(int argc, char** argv) {
   callbacks.note = [](const std::string& note) { std::cerr << note << "\n"; };
   callbacks.epoch_done = [](const engine::EpochReport& r) {
     if (r.snapshot > 0)
-      std::cerr << "snapshot " << r.snapshot << ", epoch " << r.epoch << ": train loss " << r.train_loss << " (" << r.seconds << " s)\n";
+      std::cerr << "snapshot " << r.snapshot << ", epoch " << r.epoch << ": train loss " << r.train_loss << " ("
+                << r.seconds << " s)\n";
     else
-      std::cerr << "epoch " << r.epoch << ": train loss " << r.train_loss << ", valid MAE " << r.valid_mae << " (" << r.seconds
-                << " s)" << (r.improved ? " *" : "") << "\n";
+      std::cerr << "epoch " << r.epoch << ": train loss " << r.train_loss << ", valid MAE " << r.valid_mae << " ("
+                << r.seconds << " s)" << (r.improved ? " *" : "") << "\n";
   };
   auto summary = jobs::runTrain(o, callbacks);
   if (!summary.isOk()) return fail(summary.status().toString());
   if (summary->training.cancelled) {
-    std::cerr << "train: interrupted; the run's state is in " << o.output_dir << ": the same command with --resume continues it\n";
+    std::cerr << "train: interrupted; the run's state is in " << o.output_dir
+              << ": the same command with --resume continues it\n";
     return 130;
   }
   printSummary(o, summary.value());
@@ -145,12 +157,14 @@ int calibrateCommand(int argc, char** argv) {
   o.model_dir = args.get("--model");
   o.input = args.get("--input");
   o.targets = splitList(args.get("--targets"));
-  if (o.model_dir.empty() || o.input.empty()) return fail("calibrate needs --model DIR (a train output directory) and --input");
+  if (o.model_dir.empty() || o.input.empty())
+    return fail("calibrate needs --model DIR (a train output directory) and --input");
   auto summary = jobs::runCalibrate(o);
   if (!summary.isOk()) return fail(summary.status().toString());
-  std::cerr << "calibrate: " << summary->reference << " reference (training) molecules, " << summary->valid << " validation, "
-            << summary->calibration << " calibration; ensemble of " << summary->members + 1 << ", sigma's distance share "
-            << summary->distance_share << ", 90 % multiplier " << summary->q90 << "\nwrote " << summary->path << "\n";
+  std::cerr << "calibrate: " << summary->reference << " reference (training) molecules, " << summary->valid
+            << " validation, " << summary->calibration << " calibration; ensemble of " << summary->members + 1
+            << ", sigma's distance share " << summary->distance_share << ", 90 % multiplier " << summary->q90
+            << "\nwrote " << summary->path << "\n";
   return 0;
 }
 

@@ -13,31 +13,37 @@ namespace {
 
 struct Options {
   QCommandLineOption model{{QStringLiteral("m"), QStringLiteral("model")},
-                           QStringLiteral("Model file or directory (default: the bundled model)."), QStringLiteral("path")};
-  QCommandLineOption input{{QStringLiteral("i"), QStringLiteral("input")}, QStringLiteral("Molecule file to open."),
+                           QStringLiteral("Model file or directory (default: the bundled model)."),
+                           QStringLiteral("path")};
+  QCommandLineOption input{
+      {QStringLiteral("i"), QStringLiteral("input")}, QStringLiteral("Molecule file to open."), QStringLiteral("file")};
+  QCommandLineOption train{QStringLiteral("train"),
+                           QStringLiteral("Labelled file (CSV or SDF) to open in the Train tab."),
                            QStringLiteral("file")};
-  QCommandLineOption train{QStringLiteral("train"), QStringLiteral("Labelled file (CSV or SDF) to open in the Train tab."),
-                           QStringLiteral("file")};
-  QCommandLineOption targets{QStringLiteral("targets"), QStringLiteral("Target columns to tick in the Train tab (comma-separated)."),
+  QCommandLineOption targets{QStringLiteral("targets"),
+                             QStringLiteral("Target columns to tick in the Train tab (comma-separated)."),
                              QStringLiteral("columns")};
-  QCommandLineOption version{{QStringLiteral("v"), QStringLiteral("version")},
-                             QStringLiteral("Print the version, the git revision and the LibTorch, RDKit and Qt versions.")};
+  QCommandLineOption version{
+      {QStringLiteral("v"), QStringLiteral("version")},
+      QStringLiteral("Print the version, the git revision and the LibTorch, RDKit and Qt versions.")};
 };
 
 void configure(QCoreApplication& app, QCommandLineParser& parser, const Options& o) {
   QCoreApplication::setOrganizationName(QStringLiteral("Graphormer Studio"));
   QCoreApplication::setApplicationName(QStringLiteral("Graphormer Studio"));
   QCoreApplication::setApplicationVersion(QStringLiteral(GS_VERSION));
-  parser.setApplicationDescription(QStringLiteral(
-      "Molecular property prediction with Graphormer: paste SMILES or open molecule files (%1; also compressed: %2), "
-      "predict with the bundled model or your own, compare precisions and memory, explain, "
-      "and fine-tune on your own data.").arg(QString::fromStdString(gs::data::extensionList()),
-                                             QString::fromStdString(gs::data::compressionList())));
+  parser.setApplicationDescription(
+      QStringLiteral(
+          "Molecular property prediction with Graphormer: paste SMILES or open molecule files (%1; also compressed: %2), "
+          "predict with the bundled model or your own, compare precisions and memory, explain, "
+          "and fine-tune on your own data.")
+          .arg(QString::fromStdString(gs::data::extensionList()), QString::fromStdString(gs::data::compressionList())));
   parser.addHelpOption();
   for (const auto& option : {o.model, o.input, o.train, o.targets, o.version}) parser.addOption(option);
-  parser.addPositionalArgument(QStringLiteral("file"),
-                               QStringLiteral("Molecule file to open, as from a file manager: the app offers to predict it."),
-                               QStringLiteral("[file]"));
+  parser.addPositionalArgument(
+      QStringLiteral("file"),
+      QStringLiteral("Molecule file to open, as from a file manager: the app offers to predict it."),
+      QStringLiteral("[file]"));
   parser.process(app);
 }
 
@@ -75,7 +81,8 @@ int main(int argc, char** argv) {
   gs::ui::MainWindow window(parser.value(o.model));
   const QStringList files = parser.positionalArguments();
   if (!files.isEmpty()) {
-    if (files.size() > 1) QTextStream(stderr) << "graphormer-studio: opens one file at a time; opening " << files.front() << "\n";
+    if (files.size() > 1)
+      QTextStream(stderr) << "graphormer-studio: opens one file at a time; opening " << files.front() << "\n";
     window.offerToPredict(files.front());
   } else if (parser.isSet(o.input)) {
     window.setInputFile(parser.value(o.input));

@@ -16,8 +16,8 @@
 
 #include "chem/featurize.h"
 #include "data/batch_planner.h"
-#include "tensor/collate.h"
 #include "data/smi_reader.h"
+#include "tensor/collate.h"
 
 namespace {
 
@@ -71,7 +71,8 @@ void parseOnly(const std::vector<gs::data::RawRecord>& recs, size_t begin, size_
 
 using Stage = std::function<void(const std::vector<gs::data::RawRecord>&, size_t, size_t, bool)>;
 
-double rate(const Stage& stage, const std::vector<gs::data::RawRecord>& recs, int threads, bool canonical, int repeats) {
+double rate(const Stage& stage, const std::vector<gs::data::RawRecord>& recs, int threads, bool canonical,
+            int repeats) {
   double best = 0;
   for (int rep = 0; rep < repeats; ++rep) {
     const auto t0 = Clock::now();
@@ -94,8 +95,10 @@ int main(int argc, char** argv) {
   const char* path = "/usr/share/RDKit/Data/NCI/first_5K.smi";
   int repeats = 3;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = std::atoi(argv[++i]);
-    else path = argv[i];
+    if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
+      repeats = std::atoi(argv[++i]);
+    else
+      path = argv[i];
   }
   at::set_num_threads(1);  // collation is per-thread work; keep LibTorch's pool out of it
   const auto recs = loadRecords(path);
@@ -103,7 +106,11 @@ int main(int argc, char** argv) {
   rate(pipeline, recs, 1, false, 1);  // warm-up: RDKit tables, allocator
   std::printf("bench_featurize: %zu molecules from %s, best of %d\n\n", recs.size(), path, repeats);
   std::printf("%-46s %8s %14s %12s\n", "stage", "threads", "molecules/s", "per core");
-  struct Row { const char* name; Stage stage; bool canonical; };
+  struct Row {
+    const char* name;
+    Stage stage;
+    bool canonical;
+  };
   const Row rows[] = {{"RDKit SmilesToMol, default parameters", rdkitDefault, false},
                       {"chem::parseSmiles (same molecule, less work)", parseOnly, false},
                       {"parse + featurize + plan + collate", pipeline, false},

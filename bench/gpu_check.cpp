@@ -37,18 +37,26 @@ struct Args {
 bool parseArgs(int argc, char** argv, Args* a) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--model") a->model = v;
-    else if (k == "--molecules") a->molecules = v;
-    else if (k == "--out") a->out = v;
-    else if (k == "--device") a->device = v;
-    else if (k == "--max") a->max = std::atoi(v.c_str());
-    else if (k == "--train-batch") a->train_batch = std::atoi(v.c_str());
-    else if (k == "--repeats") a->repeats = std::atoi(v.c_str());
+    if (k == "--model")
+      a->model = v;
+    else if (k == "--molecules")
+      a->molecules = v;
+    else if (k == "--out")
+      a->out = v;
+    else if (k == "--device")
+      a->device = v;
+    else if (k == "--max")
+      a->max = std::atoi(v.c_str());
+    else if (k == "--train-batch")
+      a->train_batch = std::atoi(v.c_str());
+    else if (k == "--repeats")
+      a->repeats = std::atoi(v.c_str());
     else if (k == "--inference-batches") {
       a->inference_batches.clear();
       std::stringstream s(v);
       for (std::string b; std::getline(s, b, ',');) a->inference_batches.push_back(std::atoi(b.c_str()));
-    } else return std::cerr << "gpu_check: unknown flag " << k << "\n", false;
+    } else
+      return std::cerr << "gpu_check: unknown flag " << k << "\n", false;
   }
   if (a->molecules.empty() || a->out.empty()) return std::cerr << "gpu_check: need --molecules and --out\n", false;
   return true;
@@ -109,10 +117,12 @@ void writeResults(gs::JsonWriter& w, const std::vector<gs::engine::ModeResult>& 
   w.beginArray();
   for (const auto& r : results) {
     w.beginObject().field("mode", r.mode.label()).field("workload", gs::engine::workloadName(r.workload));
-    w.field("precision", gs::tensor::precisionName(r.mode.precision)).field("checkpoint_ratio", r.mode.checkpoint_ratio);
+    w.field("precision", gs::tensor::precisionName(r.mode.precision))
+        .field("checkpoint_ratio", r.mode.checkpoint_ratio);
     w.field("batch_size", r.mode.batch_size).field("status", r.status.toString()).field("molecules", r.molecules);
     w.field("molecules_per_s", r.molecules_per_s).field("ms_per_molecule", r.ms_per_molecule);
-    w.field("peak_cuda_allocated_bytes", r.peak_cuda_allocated_bytes).field("peak_device_used_bytes", r.peak_device_used_bytes);
+    w.field("peak_cuda_allocated_bytes", r.peak_cuda_allocated_bytes)
+        .field("peak_device_used_bytes", r.peak_device_used_bytes);
     w.field("peak_tensor_bytes", r.peak_tensor_bytes).field("max_abs_delta", r.max_abs_delta);
     w.field("mean_abs_delta", r.mean_abs_delta).endObject();
   }
@@ -120,9 +130,9 @@ void writeResults(gs::JsonWriter& w, const std::vector<gs::engine::ModeResult>& 
 }
 
 gs::Result<std::vector<gs::engine::ModeResult>> run(const gs::model::LoadedModel& model,
-                                                     const std::vector<const gs::graph::Featurized*>& mols,
-                                                     std::vector<gs::engine::CompareMode> m, gs::engine::Workload workload,
-                                                     const Args& a) {
+                                                    const std::vector<const gs::graph::Featurized*>& mols,
+                                                    std::vector<gs::engine::CompareMode> m,
+                                                    gs::engine::Workload workload, const Args& a) {
   gs::engine::CompareOptions o;
   o.modes = std::move(m);
   o.workload = workload;
@@ -162,11 +172,15 @@ int main(int argc, char** argv) {
   w.field("cuda_devices", gs::compat::cudaDeviceCount()).field("molecules", static_cast<int64_t>(ptrs.size()));
   w.field("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   w.key("inference");
-  if (inference.isOk()) writeResults(w, inference.value());
-  else w.value(inference.status().toString());
+  if (inference.isOk())
+    writeResults(w, inference.value());
+  else
+    w.value(inference.status().toString());
   w.key("train");
-  if (train.isOk()) writeResults(w, train.value());
-  else w.value(train.status().toString());
+  if (train.isOk())
+    writeResults(w, train.value());
+  else
+    w.value(train.status().toString());
   w.endObject();
   out << "\n";
   return inference.isOk() && train.isOk() ? 0 : 1;

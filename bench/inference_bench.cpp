@@ -13,21 +13,21 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "model/checkpoint.h"
-#include "model/loader.h"
-#include "tensor/collate.h"
 #include "chem/featurize.h"
 #include "data/smi_reader.h"
 #include "engine/inference_session.h"
+#include "model/checkpoint.h"
+#include "model/loader.h"
+#include "tensor/collate.h"
 #include "tensor/precision_dtype.h"
 #include "tensor/torch_compat.h"
 
@@ -58,16 +58,26 @@ Args parseArgs(int argc, char** argv) {
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--input") a.input = v;
-    else if (k == "--molecules") a.molecules = std::stoi(v);
-    else if (k == "--threads") a.threads = std::stoi(v);
-    else if (k == "--repeats") a.repeats = std::stoi(v);
-    else if (k == "--models") a.models = split(v);
-    else if (k == "--batches") a.batches = split(v);
-    else if (k == "--precisions") a.precisions = split(v);
-    else if (k == "--bucketing") a.bucketing = v;
-    else if (k == "--no-token-budget") a.token_budget = v == "0";
-    else if (k == "--no-stable-rows") gs::model::setStableRowPadding(v == "0");
+    if (k == "--input")
+      a.input = v;
+    else if (k == "--molecules")
+      a.molecules = std::stoi(v);
+    else if (k == "--threads")
+      a.threads = std::stoi(v);
+    else if (k == "--repeats")
+      a.repeats = std::stoi(v);
+    else if (k == "--models")
+      a.models = split(v);
+    else if (k == "--batches")
+      a.batches = split(v);
+    else if (k == "--precisions")
+      a.precisions = split(v);
+    else if (k == "--bucketing")
+      a.bucketing = v;
+    else if (k == "--no-token-budget")
+      a.token_budget = v == "0";
+    else if (k == "--no-stable-rows")
+      gs::model::setStableRowPadding(v == "0");
   }
   return a;
 }
@@ -189,7 +199,8 @@ gs::Result<gs::model::LoadedModel> loadBenchModel(const std::string& name) {
   if (!config.isOk()) return config.status();
   if (name[0] == 'w') {
     const int width = std::atoi(name.c_str() + 1);
-    if (width < 32 || width % 32 != 0) return gs::Status(gs::StatusCode::InvalidArgument, "wN: N must be a multiple of 32");
+    if (width < 32 || width % 32 != 0)
+      return gs::Status(gs::StatusCode::InvalidArgument, "wN: N must be a multiple of 32");
     config.value().embedding_dim = config.value().ffn_embedding_dim = width;
     config.value().num_attention_heads = width / 32;
   }
@@ -220,8 +231,8 @@ std::pair<double, double> deltas(const std::vector<float>& a, const std::vector<
 }
 
 // Every precision at one batch setting; FP32 first, as the reference of the |Δ| columns.
-void benchBatchSetting(const gs::model::LoadedModel& loaded, const std::string& name, const Molecules& mols, const Args& args,
-                       bool bucketing, int batch, const GemmRates& gemm) {
+void benchBatchSetting(const gs::model::LoadedModel& loaded, const std::string& name, const Molecules& mols,
+                       const Args& args, bool bucketing, int batch, const GemmRates& gemm) {
   std::vector<std::string> precisions{"fp32"};
   for (const auto& p : args.precisions)
     if (p != "fp32") precisions.push_back(p);
@@ -254,10 +265,12 @@ void benchBatchSetting(const gs::model::LoadedModel& loaded, const std::string& 
     if (reference.empty()) reference = r.values;
     const auto [max_d, mean_d] = deltas(r.values, reference);
     const auto& row = gs::tensor::traits(p);
-    const double rate = row.sixteen_bit ? gemm.bf16 : row.products == gs::tensor::NumberFormat::Int8 ? gemm.int8 : gemm.fp32;
-    std::printf("%-7s %-13s %5d %-6s %7zu %9.1f %5.1f%% %8.2f %9.1f %6.1f%% %8.1f %9.2e %9.2e\n", name.c_str(), prec.c_str(), batch,
-                bucketing ? "yes" : "no", r.batches, r.molecules_per_s, 100 * r.featurize_share, r.padding, r.flops_per_s / 1e9,
-                100 * r.flops_per_s / rate, r.peak_tensor / 1048576.0, max_d, mean_d);
+    const double rate = row.sixteen_bit                                  ? gemm.bf16
+                        : row.products == gs::tensor::NumberFormat::Int8 ? gemm.int8
+                                                                         : gemm.fp32;
+    std::printf("%-7s %-13s %5d %-6s %7zu %9.1f %5.1f%% %8.2f %9.1f %6.1f%% %8.1f %9.2e %9.2e\n", name.c_str(),
+                prec.c_str(), batch, bucketing ? "yes" : "no", r.batches, r.molecules_per_s, 100 * r.featurize_share,
+                r.padding, r.flops_per_s / 1e9, 100 * r.flops_per_s / rate, r.peak_tensor / 1048576.0, max_d, mean_d);
     std::fflush(stdout);
   }
 }
@@ -280,14 +293,16 @@ int main(int argc, char** argv) {
   const double bf16_linear = linearRate(1024, 768, gs::tensor::Precision::BF16);
   const double int8_gemm = linearRate(1024, 768, gs::tensor::Precision::INT8);
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
-  std::printf("LibTorch %s, %d thread(s), %zu NCI molecules from %s, OPENBLAS_CORETYPE=%s\n", gs::compat::torchVersion().c_str(),
-              at::get_num_threads(), mols.records.size(), args.input.c_str(), coretype ? coretype : "(unset)");
-  std::printf("GEMM 2048^3: fp32 %.1f GFLOP/s, bf16 %.1f GFLOP/s (%.2fx)\n", fp32_gemm / 1e9, bf16_gemm / 1e9, bf16_gemm / fp32_gemm);
-  std::printf("Linear 1024x768x768: fp32 %.1f, bf16 %.1f (%.2fx), int8 %.1f GOP/s (%.2fx)\n\n", fp32_linear / 1e9, bf16_linear / 1e9,
-              bf16_linear / fp32_linear, int8_gemm / 1e9, int8_gemm / fp32_linear);
-  std::printf("%-7s %-13s %5s %-6s %7s %9s %6s %8s %9s %7s %8s %9s %9s\n", "model", "prec", "batch", "bucket", "batches", "mol/s",
-              "feat%", "padding", "GFLOP/s", "%GEMM", "peakMiB", "max|d|", "mean|d|");
-  const std::vector<bool> bucketings = args.bucketing == "yes" ? std::vector<bool>{true}
+  std::printf("LibTorch %s, %d thread(s), %zu NCI molecules from %s, OPENBLAS_CORETYPE=%s\n",
+              gs::compat::torchVersion().c_str(), at::get_num_threads(), mols.records.size(), args.input.c_str(),
+              coretype ? coretype : "(unset)");
+  std::printf("GEMM 2048^3: fp32 %.1f GFLOP/s, bf16 %.1f GFLOP/s (%.2fx)\n", fp32_gemm / 1e9, bf16_gemm / 1e9,
+              bf16_gemm / fp32_gemm);
+  std::printf("Linear 1024x768x768: fp32 %.1f, bf16 %.1f (%.2fx), int8 %.1f GOP/s (%.2fx)\n\n", fp32_linear / 1e9,
+              bf16_linear / 1e9, bf16_linear / fp32_linear, int8_gemm / 1e9, int8_gemm / fp32_linear);
+  std::printf("%-7s %-13s %5s %-6s %7s %9s %6s %8s %9s %7s %8s %9s %9s\n", "model", "prec", "batch", "bucket",
+              "batches", "mol/s", "feat%", "padding", "GFLOP/s", "%GEMM", "peakMiB", "max|d|", "mean|d|");
+  const std::vector<bool> bucketings = args.bucketing == "yes"  ? std::vector<bool>{true}
                                        : args.bucketing == "no" ? std::vector<bool>{false}
                                                                 : std::vector<bool>{true, false};
   for (const auto& name : args.models) {
@@ -297,8 +312,9 @@ int main(int argc, char** argv) {
       return 1;
     }
     for (bool bucketing : bucketings)
-      for (const auto& batch : args.batches) benchBatchSetting(loaded_model.value(), name, mols, args, bucketing, std::stoi(batch),
-                                                              {fp32_gemm, bf16_gemm, int8_gemm});
+      for (const auto& batch : args.batches)
+        benchBatchSetting(loaded_model.value(), name, mols, args, bucketing, std::stoi(batch),
+                          {fp32_gemm, bf16_gemm, int8_gemm});
   }
   return 0;
 }

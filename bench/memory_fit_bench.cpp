@@ -73,15 +73,21 @@ int main(int argc, char** argv) {
   std::vector<std::string> models{"default", "base"}, budgets{"0.75", "0.3", "min"};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--molecules") molecules = std::stoi(v);
-    else if (k == "--models") models = split(v);
-    else if (k == "--budgets") budgets = split(v);
-    else if (k == "--threads") threads = std::stoi(v);
+    if (k == "--molecules")
+      molecules = std::stoi(v);
+    else if (k == "--models")
+      models = split(v);
+    else if (k == "--budgets")
+      budgets = split(v);
+    else if (k == "--threads")
+      threads = std::stoi(v);
   }
   gs::compat::setThreads(threads);
-  std::printf("LibTorch %s, %d thread(s), %d NCI molecules (first_5k.tpsa.csv), per row: the faster of epochs 2 and 3 (seconds) and the peak of all three, batch 32, fp32 only\n\n",
-              gs::compat::torchVersion().c_str(), threads, molecules);
-  std::printf("| model | budget MiB | chosen | predicted MiB | measured peak MiB | epoch s | batch 32, one pass, ratio 0: peak MiB / epoch s |\n");
+  std::printf(
+      "LibTorch %s, %d thread(s), %d NCI molecules (first_5k.tpsa.csv), per row: the faster of epochs 2 and 3 (seconds) and the peak of all three, batch 32, fp32 only\n\n",
+      gs::compat::torchVersion().c_str(), threads, molecules);
+  std::printf(
+      "| model | budget MiB | chosen | predicted MiB | measured peak MiB | epoch s | batch 32, one pass, ratio 0: peak MiB / epoch s |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   for (const auto& name : models) {
     const auto model = modelNamed(name);
@@ -99,7 +105,8 @@ int main(int argc, char** argv) {
       tpsa.push_back(std::stof(line.substr(line.rfind(',') + 1)));
     }
     std::vector<TrainExample> train;
-    for (size_t i = 0; i < rows.size(); ++i) train.push_back({&*rows[i].features, std::vector<float>(model.config.num_classes, tpsa[i])});
+    for (size_t i = 0; i < rows.size(); ++i)
+      train.push_back({&*rows[i].features, std::vector<float>(model.config.num_classes, tpsa[i])});
     gs::engine::TrainOptions o;
     o.batch_size = 32;
     o.collate.multi_hop_max_dist = model.config.multi_hop_max_dist;
@@ -113,18 +120,20 @@ int main(int argc, char** argv) {
       fit.budget_bytes = int64_t(f == "min" ? 1.25 * smallest : std::stod(f) * wide.unconstrained.predicted_bytes);
       auto chosen = gs::engine::fitTrainingToMemory(model, train, o, fit);
       if (!chosen.isOk()) {
-        std::printf("| %s | %.0f | %s | | | | |\n", name.c_str(), fit.budget_bytes / 1048576.0, chosen.status().message().c_str());
+        std::printf("| %s | %.0f | %s | | | | |\n", name.c_str(), fit.budget_bytes / 1048576.0,
+                    chosen.status().message().c_str());
         continue;
       }
       auto run = o;
       chosen->applyTo(run);
       const Measured m = epoch(model, train, run);
       const auto& c = chosen->chosen;
-      std::printf("| %s | %.0f | passes of %d, ratio %.2f, %s (probes %.1f s) | %.0f | %.0f%s | %.1f | %.0f / %.1f (%.2fx time) |\n",
-                  name.c_str(), fit.budget_bytes / 1048576.0, c.micro_batch, c.checkpoint_ratio,
-                  gs::tensor::precisionName(c.precision), chosen->probe_seconds, c.predicted_bytes / 1048576.0, m.peak_mib,
-                  m.peak_mib * 1048576.0 > double(fit.budget_bytes) ? " (over)" : "", m.seconds, plain.peak_mib, plain.seconds,
-                  m.seconds / plain.seconds);
+      std::printf(
+          "| %s | %.0f | passes of %d, ratio %.2f, %s (probes %.1f s) | %.0f | %.0f%s | %.1f | %.0f / %.1f (%.2fx time) |\n",
+          name.c_str(), fit.budget_bytes / 1048576.0, c.micro_batch, c.checkpoint_ratio,
+          gs::tensor::precisionName(c.precision), chosen->probe_seconds, c.predicted_bytes / 1048576.0, m.peak_mib,
+          m.peak_mib * 1048576.0 > double(fit.budget_bytes) ? " (over)" : "", m.seconds, plain.peak_mib, plain.seconds,
+          m.seconds / plain.seconds);
       std::fflush(stdout);
     }
   }

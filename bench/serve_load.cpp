@@ -149,9 +149,8 @@ void report(const Config& c, const std::vector<Sample>& samples, double wall, do
   }
   int64_t server_errors = 0;
   for (const auto& [status, n] : by_status) server_errors += status >= 500 ? n : 0;
-  std::cout << "mode=" << c.mode << " requests=" << samples.size() << " seconds=" << wall
-            << " ok=" << by_status[200] << " r429=" << by_status[429] << " r5xx=" << server_errors
-            << " conn_errors=" << by_status[0]
+  std::cout << "mode=" << c.mode << " requests=" << samples.size() << " seconds=" << wall << " ok=" << by_status[200]
+            << " r429=" << by_status[429] << " r5xx=" << server_errors << " conn_errors=" << by_status[0]
             << " goodput_mol_s=" << static_cast<double>(by_status[200]) * c.molecules / wall
             << " p50_ms=" << 1e3 * percentile(ok, 0.5) << " p95_ms=" << 1e3 * percentile(ok, 0.95)
             << " p99_ms=" << 1e3 * percentile(ok, 0.99) << " p99_429_ms=" << 1e3 * percentile(busy, 0.99)
@@ -206,21 +205,32 @@ bool parse(int argc, char** argv, Config* c) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--port") c->port = std::atoi(value().c_str());
-    else if (a == "--key") c->key = value();
+    if (a == "--port")
+      c->port = std::atoi(value().c_str());
+    else if (a == "--key")
+      c->key = value();
     else if (a == "--smiles") {
       std::ifstream in(value());
       for (std::string line; std::getline(in, line);)
         if (!line.empty()) c->smiles.push_back(line.substr(0, line.find_first_of(" \t")));
-    } else if (a == "--concurrency") c->concurrency = std::atoi(value().c_str());
-    else if (a == "--connections") c->connections = std::atoi(value().c_str());
-    else if (a == "--requests") c->requests = std::atoll(value().c_str());
-    else if (a == "--molecules") c->molecules = std::atoi(value().c_str());
-    else if (a == "--rate") c->rate = std::atof(value().c_str());
-    else if (a == "--seconds") c->seconds = std::atof(value().c_str());
-    else if (a == "--pid") c->pid = std::atoi(value().c_str());
-    else if (a == "closed" || a == "open" || a == "soak") c->mode = a;
-    else return std::cerr << "serve_load: unknown argument " << a << "\n", false;
+    } else if (a == "--concurrency")
+      c->concurrency = std::atoi(value().c_str());
+    else if (a == "--connections")
+      c->connections = std::atoi(value().c_str());
+    else if (a == "--requests")
+      c->requests = std::atoll(value().c_str());
+    else if (a == "--molecules")
+      c->molecules = std::atoi(value().c_str());
+    else if (a == "--rate")
+      c->rate = std::atof(value().c_str());
+    else if (a == "--seconds")
+      c->seconds = std::atof(value().c_str());
+    else if (a == "--pid")
+      c->pid = std::atoi(value().c_str());
+    else if (a == "closed" || a == "open" || a == "soak")
+      c->mode = a;
+    else
+      return std::cerr << "serve_load: unknown argument " << a << "\n", false;
   }
   if (c->smiles.empty() || c->mode.empty()) return std::cerr << "serve_load: need --smiles FILE and a mode\n", false;
   return true;

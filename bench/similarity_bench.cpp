@@ -69,8 +69,10 @@ int main(int argc, char** argv) {
   std::vector<int64_t> sizes{10000, 100000, 1000000};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--input") input = v;
-    else if (k == "--queries") queries = std::stoi(v);
+    if (k == "--input")
+      input = v;
+    else if (k == "--queries")
+      queries = std::stoi(v);
     else if (k == "--sizes") {
       sizes.clear();
       std::stringstream ss(v);
@@ -89,7 +91,8 @@ int main(int argc, char** argv) {
   std::printf("%10s %14s %14s %9s %12s\n", "references", "index ms/query", "scan ms/query", "speed-up", "mean top-1");
   std::mt19937_64 rng(1);
   for (int64_t n : sizes) {
-    std::vector<BitFingerprint> refs(nci.begin() + std::min<int64_t>(queries, static_cast<int64_t>(nci.size()) / 2), nci.end());
+    std::vector<BitFingerprint> refs(nci.begin() + std::min<int64_t>(queries, static_cast<int64_t>(nci.size()) / 2),
+                                     nci.end());
     while (static_cast<int64_t>(refs.size()) < n) refs.push_back(perturbed(nci[rng() % nci.size()], rng));
     refs.resize(static_cast<size_t>(n));
     const gs::similarity::FingerprintIndex index(refs);
@@ -100,8 +103,9 @@ int main(int argc, char** argv) {
     t0 = Clock::now();
     for (int q = 0; q < queries; ++q) check += scanAll(refs, nci[static_cast<size_t>(q)]);
     const double scan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / queries;
-    std::printf("%10lld %14.3f %14.3f %8.1fx %12.3f%s\n", static_cast<long long>(n), index_ms, scan_ms, scan_ms / index_ms,
-                top / queries, std::abs(top - check) < 1e-9 ? "" : "  (top-1 disagrees with the scan!)");
+    std::printf("%10lld %14.3f %14.3f %8.1fx %12.3f%s\n", static_cast<long long>(n), index_ms, scan_ms,
+                scan_ms / index_ms, top / queries,
+                std::abs(top - check) < 1e-9 ? "" : "  (top-1 disagrees with the scan!)");
   }
   return 0;
 }

@@ -31,17 +31,25 @@ std::vector<std::string> split(const std::string& s) {
 
 int main(int argc, char** argv) {
   std::string input = "/usr/share/RDKit/Data/NCI/first_5K.smi";
-  std::vector<std::string> models{"slim", "base"}, batches{"8", "32"}, ratios{"0", "0.5", "1"}, precisions{"fp32", "bf16"};
+  std::vector<std::string> models{"slim", "base"}, batches{"8", "32"}, ratios{"0", "0.5", "1"},
+      precisions{"fp32", "bf16"};
   int steps = 3, threads = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--input") input = v;
-    else if (k == "--models") models = split(v);
-    else if (k == "--batches") batches = split(v);
-    else if (k == "--ratios") ratios = split(v);
-    else if (k == "--precisions") precisions = split(v);
-    else if (k == "--steps") steps = std::stoi(v);
-    else if (k == "--threads") threads = std::stoi(v);
+    if (k == "--input")
+      input = v;
+    else if (k == "--models")
+      models = split(v);
+    else if (k == "--batches")
+      batches = split(v);
+    else if (k == "--ratios")
+      ratios = split(v);
+    else if (k == "--precisions")
+      precisions = split(v);
+    else if (k == "--steps")
+      steps = std::stoi(v);
+    else if (k == "--threads")
+      threads = std::stoi(v);
   }
   gs::compat::setThreads(threads);
   std::ifstream in(input);
@@ -84,13 +92,15 @@ int main(int argc, char** argv) {
               opt.zero_grad();
               torch::Tensor out;
               {
-                gs::compat::AutocastGuard guard(c10::DeviceType::CPU, gs::tensor::productType(p), gs::tensor::traits(p).sixteen_bit);
+                gs::compat::AutocastGuard guard(c10::DeviceType::CPU, gs::tensor::productType(p),
+                                                gs::tensor::traits(p).sixteen_bit);
                 out = model->forward(collated, runner);
               }
               out.to(torch::kFloat).abs().mean().backward();
               opt.step();
             }
-            if (s > 0) total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            if (s > 0)
+              total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
           }
           std::printf("%-5s %-5s %5zu %5.2f %10.1f %10.1f\n", name.c_str(), prec.c_str(), batch, ratio, total / steps,
                       tracker->peak() / 1048576.0);

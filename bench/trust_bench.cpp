@@ -76,8 +76,8 @@ gs::bundle::TrustData grown(gs::bundle::TrustData t, int64_t n, std::mt19937_64&
 }
 
 // Plain and trusted predictors on the same molecules, alternating; prints the table.
-bool timePredict(gs::predict::Predictor& with_trust, const std::vector<gs::data::RawRecord>& records, int repeats, int threads,
-                 const std::string& input) {
+bool timePredict(gs::predict::Predictor& with_trust, const std::vector<gs::data::RawRecord>& records, int repeats,
+                 int threads, const std::string& input) {
   gs::predict::PredictorOptions plain = with_trust.options();
   plain.trust = false;
   auto p_plain = gs::predict::Predictor::open(plain);
@@ -93,11 +93,12 @@ bool timePredict(gs::predict::Predictor& with_trust, const std::vector<gs::data:
     if (r > 0) t_plain.push_back(a), t_trust.push_back(b);
   }
   const double n = double(records.size());
-  std::printf("predict, default model, %zu molecules of %s, %d thread(s), median of %d\n", records.size(), input.c_str(), threads, repeats);
+  std::printf("predict, default model, %zu molecules of %s, %d thread(s), median of %d\n", records.size(),
+              input.c_str(), threads, repeats);
   std::printf("| | molecules/s | ms/molecule |\n|---|---:|---:|\n");
   std::printf("| plain predict | %.0f | %.3f |\n", n / median(t_plain), 1e3 * median(t_plain) / n);
-  std::printf("| with trust (ensemble of %d, interval, domain, 5 neighbours) | %.0f | %.3f |\n", with_trust.trust()->members() + 1,
-              n / median(t_trust), 1e3 * median(t_trust) / n);
+  std::printf("| with trust (ensemble of %d, interval, domain, 5 neighbours) | %.0f | %.3f |\n",
+              with_trust.trust()->members() + 1, n / median(t_trust), 1e3 * median(t_trust) / n);
   std::printf("cost of trust: %.2fx plain predict time\n\n", median(t_trust) / median(t_plain));
   return true;
 }
@@ -116,12 +117,14 @@ int main(int argc, char** argv) {
   auto reader = gs::data::openReader(input);
   if (!reader.isOk()) return std::fprintf(stderr, "%s\n", reader.status().toString().c_str()), 1;
   std::vector<gs::data::RawRecord> records;
-  for (gs::data::RawRecord r; static_cast<int>(records.size()) < molecules && reader.value()->next(r);) records.push_back(r);
+  for (gs::data::RawRecord r; static_cast<int>(records.size()) < molecules && reader.value()->next(r);)
+    records.push_back(r);
 
   gs::predict::PredictorOptions trusted;
   trusted.session.threads = threads;
   auto p_trust = gs::predict::Predictor::open(trusted);
-  if (!p_trust.isOk() || !p_trust.value()->trust()) return std::fprintf(stderr, "cannot open the default model with its trust data\n"), 1;
+  if (!p_trust.isOk() || !p_trust.value()->trust())
+    return std::fprintf(stderr, "cannot open the default model with its trust data\n"), 1;
   if (!timePredict(*p_trust.value(), records, repeats, threads, input)) return 1;
 
   // The domain assessment alone, against growing reference sets.
@@ -132,7 +135,9 @@ int main(int argc, char** argv) {
     if (features.size() >= 500) break;
   }
   std::mt19937_64 rng(7);
-  std::printf("domain assessment per molecule (%zu query molecules, one core)\n| reference molecules | ms/molecule |\n|---:|---:|\n", features.size());
+  std::printf(
+      "domain assessment per molecule (%zu query molecules, one core)\n| reference molecules | ms/molecule |\n|---:|---:|\n",
+      features.size());
   for (int64_t size : sizes) {
     const gs::predict::TrustAssessor assessor(grown(p_trust.value()->trust()->assessor().data(), size, rng));
     const auto t0 = Clock::now();

@@ -59,11 +59,14 @@ int dispatch(const MpiOptions& o, int ranks) {
           }
       }
     }
-    if (next >= 0) running[next].insert(src);
-    else --alive;
+    if (next >= 0)
+      running[next].insert(src);
+    else
+      --alive;
     MPI_Send(&next, 1, MPI_INT, src, kAssign, MPI_COMM_WORLD);
   }
-  std::cerr << "graphormer-screen-mpi: done" << (failed ? ", " + std::to_string(failed) + " shard(s) failed" : "") << "\n";
+  std::cerr << "graphormer-screen-mpi: done" << (failed ? ", " + std::to_string(failed) + " shard(s) failed" : "")
+            << "\n";
   return failed ? 1 : 0;
 }
 

@@ -48,9 +48,12 @@ int main(int argc, char** argv) {
   o.worker = besideSelf("graphormer-cli");
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--local" && i + 1 < argc) o.local = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--worker" && i + 1 < argc) o.worker = argv[++i];
-    else if (a.rfind("--", 0) != 0 && o.dir.empty()) o.dir = a;
+    if (a == "--local" && i + 1 < argc)
+      o.local = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--worker" && i + 1 < argc)
+      o.worker = argv[++i];
+    else if (a.rfind("--", 0) != 0 && o.dir.empty())
+      o.dir = a;
     else {
       std::cerr << kUsage;
       MPI_Finalize();

@@ -27,8 +27,9 @@ const char* kClassic = "fp32,bf16,fp32+ckpt=1,bf16+ckpt=1,int8";
 const char* kBatchSweep = "fp32+bs=1,fp32+bs=8,fp32+bs=32,fp32+bs=128";
 
 QColor modeColor(int i) {
-  static const QColor colors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28),
-                                  QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b), QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f)};
+  static const QColor colors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
+                                  QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
+                                  QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f)};
   return colors[i % 8];
 }
 
@@ -36,9 +37,10 @@ QColor modeColor(int i) {
 
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   modes_ = new QLineEdit(QString::fromLatin1(kClassic));
-  modes_->setToolTip(tr("The modes to measure, comma-separated: a precision (fp32, bf16, fp16 or int8), optionally +ckpt=R "
-                        "(the share of layers recomputed instead of stored, 0 to 1) and +bs=N (molecules per batch). "
-                        "Example: bf16+ckpt=0.5+bs=64. The same syntax as graphormer-cli bench --modes."));
+  modes_->setToolTip(
+      tr("The modes to measure, comma-separated: a precision (fp32, bf16, fp16 or int8), optionally +ckpt=R "
+         "(the share of layers recomputed instead of stored, 0 to 1) and +bs=N (molecules per batch). "
+         "Example: bf16+ckpt=0.5+bs=64. The same syntax as graphormer-cli bench --modes."));
   auto* classic = new QPushButton(tr("Classic modes"));
   classic->setToolTip(tr("FP32, mixed precision (BF16), checkpointing, both, and INT8"));
   connect(classic, &QPushButton::clicked, this, [this] { modes_->setText(QString::fromLatin1(kClassic)); });
@@ -59,8 +61,9 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   cancel_->setEnabled(false);
   auto* export_csv = new QPushButton(tr("Export CSV..."));
   auto* export_png = new QPushButton(tr("Save charts as PNG..."));
-  status_ = new QLabel(tr("Measures each mode on the current molecules (the input on the left). "
-                          "Checkpointing changes memory only in the fine-tuning workload."));
+  status_ =
+      new QLabel(tr("Measures each mode on the current molecules (the input on the left). "
+                    "Checkpointing changes memory only in the fine-tuning workload."));
   status_->setWordWrap(true);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(buildForm(classic, sweep));
@@ -133,12 +136,14 @@ void CompareView::connectActions(QPushButton* export_csv, QPushButton* export_pn
   });
   connect(cancel_, &QPushButton::clicked, this, &CompareView::cancelRequested);
   connect(export_csv, &QPushButton::clicked, this, [this] {
-    const QString path = guard_->askSavePath(this, tr("Export comparison"), QStringLiteral("comparison.csv"), tr("CSV (*.csv)"));
+    const QString path =
+        guard_->askSavePath(this, tr("Export comparison"), QStringLiteral("comparison.csv"), tr("CSV (*.csv)"));
     QString error;
     if (!path.isEmpty() && !exportCsv(path, &error)) QMessageBox::warning(this, tr("Export"), error);
   });
   connect(export_png, &QPushButton::clicked, this, [this] {
-    const QString path = guard_->askSavePath(this, tr("Save charts"), QStringLiteral("comparison.png"), tr("PNG (*.png)"));
+    const QString path =
+        guard_->askSavePath(this, tr("Save charts"), QStringLiteral("comparison.png"), tr("PNG (*.png)"));
     QString error;
     if (!path.isEmpty() && !savePng(path, &error)) QMessageBox::warning(this, tr("Save charts"), error);
   });
@@ -154,7 +159,8 @@ void CompareView::started(int modes) {
 
 void CompareView::modeStarted(int index, int modes, const QString& label) {
   auto parsed = engine::parseModes(label.toStdString());
-  const QString words = parsed.isOk() && parsed.value().size() == 1 ? QString::fromStdString(parsed.value()[0].description()) : label;
+  const QString words =
+      parsed.isOk() && parsed.value().size() == 1 ? QString::fromStdString(parsed.value()[0].description()) : label;
   status_->setText(tr("Measuring mode %1 of %2: %3").arg(index + 1).arg(modes).arg(words));
 }
 
@@ -171,8 +177,9 @@ void CompareView::finished(const QString& message) {
 
 void CompareView::setOutputUnit(const QString& unit) {
   const QString u = unit.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(unit);
-  table_->setHorizontalHeaderLabels({tr("Mode"), tr("ms / molecule"), tr("molecules / s"), tr("Peak tensor MiB"), tr("Peak RSS MiB"),
-                                     tr("max |Δ| vs FP32") + u, tr("mean |Δ| vs FP32") + u, tr("Note")});
+  table_->setHorizontalHeaderLabels({tr("Mode"), tr("ms / molecule"), tr("molecules / s"), tr("Peak tensor MiB"),
+                                     tr("Peak RSS MiB"), tr("max |Δ| vs FP32") + u, tr("mean |Δ| vs FP32") + u,
+                                     tr("Note")});
   const QString tips[] = {
       tr("Precision (FP32; BF16/FP16 = half-size numbers; INT8 = 8-bit weights), the share of layers recomputed instead of "
          "stored (saves memory only when gradients are computed) and the molecules per batch. The tooltip of each row gives "
@@ -248,7 +255,8 @@ void CompareView::fillTable() {
       table_->setItem(row, c, item);
     };
     set(0, QString::fromStdString(r.mode.description()));
-    table_->item(row, 0)->setToolTip(tr("As a mode for graphormer-cli bench --modes: %1").arg(QString::fromStdString(r.mode.label())));
+    table_->item(row, 0)->setToolTip(
+        tr("As a mode for graphormer-cli bench --modes: %1").arg(QString::fromStdString(r.mode.label())));
     if (!r.status.isOk()) {
       for (int c = 1; c < 7; ++c) set(c, QStringLiteral("—"));
       set(7, QString::fromStdString(r.status.message()));
@@ -297,7 +305,8 @@ void CompareView::fitTableToRows() {
   // Every mode's row visible without scrolling (up to 8 modes); the charts give way.
   const int rows = std::clamp(table_->rowCount(), 3, 8);
   const int row_height = table_->verticalHeader()->defaultSectionSize();
-  const int wanted = table_->horizontalHeader()->height() + rows * row_height + table_->horizontalScrollBar()->sizeHint().height() + 4;
+  const int wanted =
+      table_->horizontalHeader()->height() + rows * row_height + table_->horizontalScrollBar()->sizeHint().height() + 4;
   table_->setMinimumHeight(wanted);
 }
 
@@ -327,7 +336,8 @@ bool CompareView::savePng(const QString& path, QString* error) const {
   font.setPixelSize(28);
   p.setFont(font);
   p.drawText(QRect(20, 0, out.width() - 40, title_height), Qt::AlignVCenter | Qt::TextWordWrap,
-             tr("Graphormer Studio: mode comparison, %1\n%2").arg(QDateTime::currentDateTime().toString(Qt::ISODate), status_->text()));
+             tr("Graphormer Studio: mode comparison, %1\n%2")
+                 .arg(QDateTime::currentDateTime().toString(Qt::ISODate), status_->text()));
   p.drawPixmap(0, title_height, top);
   p.drawPixmap(0, title_height + top.height(), bottom);
   p.end();

@@ -67,4 +67,3 @@ class CompareView final : public QWidget {
 };
 
 }  // namespace gs::ui
-

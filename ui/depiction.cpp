@@ -7,7 +7,8 @@
 
 namespace gs::ui {
 
-QPixmap depictionPixmap(const std::string& smiles, QSize size, double max_bond_length, const std::vector<int>& highlight) {
+QPixmap depictionPixmap(const std::string& smiles, QSize size, double max_bond_length,
+                        const std::vector<int>& highlight) {
   QPixmap pixmap(size);
   pixmap.fill(Qt::transparent);
   chem::DepictOptions o;

@@ -31,11 +31,10 @@ QString fromStd(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 
-bool needsImportDialog(const QString& path) {
-  return data::formatInfo(formatOf(path)).import_dialog;
-}
+bool needsImportDialog(const QString& path) { return data::formatInfo(formatOf(path)).import_dialog; }
 
-ImportDialog::ImportDialog(const QString& path, QWidget* parent) : QDialog(parent), path_(path), sdf_(data::formatInfo(formatOf(path)).fields == data::FieldLayout::DataItems) {
+ImportDialog::ImportDialog(const QString& path, QWidget* parent)
+    : QDialog(parent), path_(path), sdf_(data::formatInfo(formatOf(path)).fields == data::FieldLayout::DataItems) {
   setObjectName(QStringLiteral("importDialog"));
   setWindowTitle(tr("Import %1").arg(QFileInfo(path).fileName()));
   auto* form = new QFormLayout;
@@ -44,13 +43,16 @@ ImportDialog::ImportDialog(const QString& path, QWidget* parent) : QDialog(paren
   delimiter_->addItem(tr("Comma ,"), QStringLiteral(","));
   delimiter_->addItem(tr("Semicolon ;"), QStringLiteral(";"));
   delimiter_->addItem(tr("Tab"), QStringLiteral("\t"));
-  delimiter_->setToolTip(tr("How the values of a row are separated. Spreadsheets in many European locales save with semicolons."));
+  delimiter_->setToolTip(
+      tr("How the values of a row are separated. Spreadsheets in many European locales save with semicolons."));
   header_ = new QCheckBox(tr("First row names the columns"));
   smiles_ = new QComboBox;
-  smiles_->setToolTip(tr("The column that holds the structures as SMILES. Chosen by content: the column most of whose cells read as molecules."));
+  smiles_->setToolTip(tr(
+      "The column that holds the structures as SMILES. Chosen by content: the column most of whose cells read as molecules."));
   name_ = new QComboBox;
-  name_->setToolTip(sdf_ ? tr("Where each molecule's name comes from: the record's title line or one of its data items.")
-                         : tr("The column that names each molecule; row numbers when there is none."));
+  name_->setToolTip(sdf_
+                        ? tr("Where each molecule's name comes from: the record's title line or one of its data items.")
+                        : tr("The column that names each molecule; row numbers when there is none."));
   if (!sdf_) {
     form->addRow(tr("Separator"), delimiter_);
     form->addRow(QString(), header_);
@@ -111,7 +113,8 @@ void ImportDialog::fillColumns(bool detect) {
   if (!sdf_) {
     names_.clear();
     for (size_t c = 0; c < width; ++c)
-      names_.push_back(header && c < sample_[0].size() && !sample_[0][c].empty() ? sample_[0][c] : "column " + std::to_string(c + 1));
+      names_.push_back(header && c < sample_[0].size() && !sample_[0][c].empty() ? sample_[0][c]
+                                                                                 : "column " + std::to_string(c + 1));
   }
   const QSignalBlocker block(smiles_);
   smiles_->clear();
@@ -133,9 +136,11 @@ void ImportDialog::fillColumns(bool detect) {
   preview_->setHorizontalHeaderLabels(labels);
   for (size_t r = 0; r < rows; ++r)
     for (size_t c = 0; c < sample_[first + r].size(); ++c)
-      preview_->setItem(static_cast<int>(r), static_cast<int>(c), new QTableWidgetItem(fromStd(sample_[first + r][c]).section(QLatin1Char('\n'), 0, 0)));
+      preview_->setItem(static_cast<int>(r), static_cast<int>(c),
+                        new QTableWidgetItem(fromStd(sample_[first + r][c]).section(QLatin1Char('\n'), 0, 0)));
   preview_->resizeColumnsToContents();
-  for (int c = 0; c < preview_->columnCount(); ++c) preview_->setColumnWidth(c, std::min(preview_->columnWidth(c), 260));
+  for (int c = 0; c < preview_->columnCount(); ++c)
+    preview_->setColumnWidth(c, std::min(preview_->columnWidth(c), 260));
   checkSmilesColumn();
 }
 
@@ -149,7 +154,8 @@ void ImportDialog::checkSmilesColumn() {
   if (c >= 0 && share < kSmilesShareWarning)
     warning_->setText(tr("Column “%1” does not look like SMILES: %2 % of its first cells read as molecules. "
                          "Pick the column that holds the structures.")
-                          .arg(smiles_->currentText()).arg(share * 100, 0, 'f', 0));
+                          .arg(smiles_->currentText())
+                          .arg(share * 100, 0, 'f', 0));
   else
     warning_->clear();
 }

@@ -37,7 +37,7 @@ class ImportDialog final : public QDialog {
   bool isSdf() const { return sdf_; }
 
  private:
-  void reload();           // reads the sample with the current delimiter and header choice
+  void reload();  // reads the sample with the current delimiter and header choice
   void fillColumns(bool detect);
   void checkSmilesColumn();
   char currentDelimiter() const;

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "data/smi_reader.h"
-#include "input_reader.h"
 #include "engine/train_types.h"
+#include "input_reader.h"
 #include "jobs/bench_job.h"
 #include "model/loader.h"
 #include "predict/predictor.h"
@@ -44,7 +44,8 @@ void addTrust(const model::LoadedModel& m, ModelCard& card) {
   const std::string path = predict::TrustEnsemble::trustPath(m);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    card.trust_note = QObject::tr("This model has no trust data (trust.safetensors): predictions come without intervals or domain.");
+    card.trust_note =
+        QObject::tr("This model has no trust data (trust.safetensors): predictions come without intervals or domain.");
     return;
   }
   auto trust = bundle::readTrust(path);
@@ -72,13 +73,16 @@ ModelCard modelCard(const model::LoadedModel& m) {
   card.description = QString::fromStdString(m.metadata.description);
   for (int j = 0; j < m.config.num_classes; ++j) {
     card.target_names << QString::fromStdString(m.metadata.outputName(j));
-    card.target_units << (j < static_cast<int>(m.metadata.target_units.size()) ? QString::fromStdString(m.metadata.target_units[j]) : QString());
+    card.target_units << (j < static_cast<int>(m.metadata.target_units.size())
+                              ? QString::fromStdString(m.metadata.target_units[j])
+                              : QString());
   }
   card.layers = m.config.num_hidden_layers;
   card.embedding_dim = m.config.embedding_dim;
   card.heads = m.config.num_attention_heads;
   card.parameters = m.config.parameterCount();
-  card.convention = QString::fromUtf8(graph::conventionName(m.metadata.convention.value_or(graph::Convention::Official)));
+  card.convention =
+      QString::fromUtf8(graph::conventionName(m.metadata.convention.value_or(graph::Convention::Official)));
   card.notes = toQt(m.notes);
   addTrust(m, card);
   return card;
@@ -96,12 +100,13 @@ Result<engine::AttributionOptions> attributionOptions(const ExplainRequest& requ
   a.checkpoint_ratio = request.checkpoint_ratio;
   a.batch_size = std::max(1, std::min(settings.batch_size, 64));
   auto precision = tensor::parsePrecision(settings.precision.toStdString());
-  a.precision = precision.isOk() && tensor::traits(precision.value()).trains ? precision.value() : tensor::Precision::FP32;
+  a.precision =
+      precision.isOk() && tensor::traits(precision.value()).trains ? precision.value() : tensor::Precision::FP32;
   return a;
 }
 
-QString explainSummary(const std::vector<jobs::ExplainedMolecule>& molecules, const engine::AttributionOptions& a, double seconds,
-                       int64_t peak_bytes) {
+QString explainSummary(const std::vector<jobs::ExplainedMolecule>& molecules, const engine::AttributionOptions& a,
+                       double seconds, int64_t peak_bytes) {
   QString how = QString::fromUtf8(engine::attributionMethodName(a.method));
   if (a.method == engine::AttributionMethod::IntegratedGradients) {
     int64_t used = 0, explained = 0;
@@ -114,20 +119,24 @@ QString explainSummary(const std::vector<jobs::ExplainedMolecule>& molecules, co
   }
   int64_t ok = 0, cancelled = 0;
   for (const auto& m : molecules) ok += m.status.isOk(), cancelled += m.status.code() == StatusCode::Cancelled;
-  const QString what = cancelled ? InferenceWorker::tr("Cancelled: explained %1 of %2 molecule(s)").arg(ok).arg(molecules.size())
-                                 : InferenceWorker::tr("Explained %1 of %2 molecule(s)").arg(ok).arg(molecules.size());
+  const QString what =
+      cancelled ? InferenceWorker::tr("Cancelled: explained %1 of %2 molecule(s)").arg(ok).arg(molecules.size())
+                : InferenceWorker::tr("Explained %1 of %2 molecule(s)").arg(ok).arg(molecules.size());
   return InferenceWorker::tr("%1 with %2 (%3, checkpoint ratio %4) in %5 s; peak tensor memory %6 MiB")
       .arg(what, how)
-      .arg(QString::fromUtf8(tensor::precisionName(a.precision))).arg(a.checkpoint_ratio, 0, 'f', 2)
-      .arg(seconds, 0, 'f', 1).arg(peak_bytes / 1048576.0, 0, 'f', 1);
+      .arg(QString::fromUtf8(tensor::precisionName(a.precision)))
+      .arg(a.checkpoint_ratio, 0, 'f', 2)
+      .arg(seconds, 0, 'f', 1)
+      .arg(peak_bytes / 1048576.0, 0, 'f', 1);
 }
 
 }  // namespace
 
 Result<predict::PredictorOptions> toPredictorOptions(const RunSettings& settings, const bundle::ModelSource& model) {
   if (settings.device == kServerDevice)
-    return Status(StatusCode::InvalidArgument, "explanations, mode comparisons and training run on this computer: "
-                                               "choose cpu or a GPU as the device in Run settings");
+    return Status(StatusCode::InvalidArgument,
+                  "explanations, mode comparisons and training run on this computer: "
+                  "choose cpu or a GPU as the device in Run settings");
   predict::PredictorOptions o;
   o.model = model;
   auto precision = tensor::parsePrecision(settings.precision.toStdString());
@@ -137,7 +146,8 @@ Result<predict::PredictorOptions> toPredictorOptions(const RunSettings& settings
   o.session.threads = settings.threads;
   o.session.plan.max_batch_size = std::max(1, settings.batch_size);
   predict::setMemoryBudget(o.session, settings.memory_budget_mib, o.session.plan.max_batch_size);
-  if (!(settings.confidence > 0 && settings.confidence < 1)) return Status(StatusCode::InvalidArgument, "confidence must lie between 0 and 1");
+  if (!(settings.confidence > 0 && settings.confidence < 1))
+    return Status(StatusCode::InvalidArgument, "confidence must lie between 0 and 1");
   o.confidence = settings.confidence;
   o.strip_salts = settings.strip_salts;
   return o;
@@ -155,14 +165,16 @@ InferenceWorker::~InferenceWorker() = default;
 
 QStringList InferenceWorker::devices() { return toQt(tensor::availableDevices()); }
 
-std::vector<std::pair<QString, QString>> InferenceWorker::precisionOptions(const QString& device, bool training, int model_width) {
+std::vector<std::pair<QString, QString>> InferenceWorker::precisionOptions(const QString& device, bool training,
+                                                                           int model_width) {
   std::vector<std::pair<QString, QString>> out;
   for (const auto& row : tensor::precisionTable()) {
     const tensor::Precision p = row.precision;
     Status s = training ? tensor::trainingPrecisionAvailable(p, device.toStdString())
                         : tensor::precisionAvailable(p, device.toStdString());
     if (s.isOk() && !training) s = tensor::precisionPays(p, model_width);
-    out.emplace_back(QString::fromUtf8(tensor::precisionName(p)), s.isOk() ? QString() : QString::fromStdString(s.message()));
+    out.emplace_back(QString::fromUtf8(tensor::precisionName(p)),
+                     s.isOk() ? QString() : QString::fromStdString(s.message()));
   }
   return out;
 }
@@ -220,14 +232,19 @@ void InferenceWorker::compare(const RunInput& input, const CompareRequest& reque
   engine::CompareCallbacks cb;
   cb.memory = tracker_;
   cb.cancelled = [this] { return cancelled_.load(); };
-  cb.mode_started = [this](int k, int n, const std::string& label) { Q_EMIT compareModeStarted(k, n, QString::fromStdString(label)); };
+  cb.mode_started = [this](int k, int n, const std::string& label) {
+    Q_EMIT compareModeStarted(k, n, QString::fromStdString(label));
+  };
   cb.mode_done = [this](const engine::ModeResult& r) { Q_EMIT compareModeDone(r); };
   QElapsedTimer clock;
   clock.start();
   auto results = jobs::compareModes(*predictor.value(), rows, o, cb);
   Q_EMIT compareFinished(results.isOk() ? tr("Compared %1 modes on %2 molecules (%3, median of %4) in %5 s.")
-                                              .arg(o.modes.size()).arg(rows.size()).arg(QString::fromUtf8(engine::workloadName(o.workload)))
-                                              .arg(o.repeats).arg(clock.elapsed() / 1000.0, 0, 'f', 1)
+                                              .arg(o.modes.size())
+                                              .arg(rows.size())
+                                              .arg(QString::fromUtf8(engine::workloadName(o.workload)))
+                                              .arg(o.repeats)
+                                              .arg(clock.elapsed() / 1000.0, 0, 'f', 1)
                                         : QString::fromStdString(results.status().message()));
 }
 
@@ -247,7 +264,8 @@ void InferenceWorker::explain(const std::vector<data::RawRecord>& records, const
   tracker_->resetPeak();
   auto molecules = jobs::explainRecords(*predictor.value(), records, a.value(), cb);
   if (!molecules.isOk()) return Q_EMIT explainFailed(toQt(molecules.status()));
-  Q_EMIT explanationsReady(molecules.value(), explainSummary(molecules.value(), a.value(), clock.elapsed() / 1000.0, tracker_->peak()));
+  Q_EMIT explanationsReady(molecules.value(),
+                           explainSummary(molecules.value(), a.value(), clock.elapsed() / 1000.0, tracker_->peak()));
 }
 
 void InferenceWorker::run(const RunInput& input, const RunSettings& settings) {
@@ -307,8 +325,9 @@ void InferenceWorker::runOnServer(const RunInput& input, const RunSettings& sett
   // Chunks of the server client's size, so rows and progress arrive as they come.
   constexpr size_t kRows = 256;
   for (size_t first = 0; first < records.size(); first += kRows) {
-    const std::vector<data::RawRecord> chunk(records.begin() + static_cast<std::ptrdiff_t>(first),
-                                             records.begin() + static_cast<std::ptrdiff_t>(std::min(records.size(), first + kRows)));
+    const std::vector<data::RawRecord> chunk(
+        records.begin() + static_cast<std::ptrdiff_t>(first),
+        records.begin() + static_cast<std::ptrdiff_t>(std::min(records.size(), first + kRows)));
     auto rows = predictOnServer(client, chunk, cancelled, note, &model);
     if (!rows.isOk()) return Q_EMIT runFailed(toQt(rows.status()));
     Q_EMIT rowsDone(static_cast<int>(done), rows.value());

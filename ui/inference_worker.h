@@ -13,14 +13,14 @@
 #include <memory>
 #include <vector>
 
-#include "engine/compare.h"
-#include "tensor/memory_probe.h"
 #include "data/record.h"
+#include "engine/compare.h"
+#include "input_reader.h"
 #include "jobs/explain_job.h"
 #include "predict/prediction_table.h"
 #include "predict/predictor_options.h"
-#include "input_reader.h"
 #include "remote_client.h"
+#include "tensor/memory_probe.h"
 
 namespace gs::predict {
 class Predictor;
@@ -102,13 +102,15 @@ class InferenceWorker final : public QObject {
   // Precisions ("fp32", ...) with "" when offered, else why not: unavailable on the device (for
   // training: engine::trainingPrecisionAvailable), or, for prediction with the loaded model's
   // width (0 = unknown), slower than FP32 for this model (tensor::precisionPays).
-  static std::vector<std::pair<QString, QString>> precisionOptions(const QString& device, bool training = false, int model_width = 0);
+  static std::vector<std::pair<QString, QString>> precisionOptions(const QString& device, bool training = false,
+                                                                   int model_width = 0);
   static QStringList devices();
 
  public Q_SLOTS:
   void loadModel(const QString& path);
   void run(const gs::ui::RunInput& input, const gs::ui::RunSettings& settings);
-  void compare(const gs::ui::RunInput& input, const gs::ui::CompareRequest& request, const gs::ui::RunSettings& settings);
+  void compare(const gs::ui::RunInput& input, const gs::ui::CompareRequest& request,
+               const gs::ui::RunSettings& settings);
   void explain(const std::vector<gs::data::RawRecord>& records, const gs::ui::ExplainRequest& request,
                const gs::ui::RunSettings& settings);
 

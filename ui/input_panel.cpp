@@ -15,14 +15,17 @@
 
 namespace gs::ui {
 
-InputPanel::InputPanel(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QGroupBox(tr("Molecules"), parent), guard_(std::move(guard)) {
+InputPanel::InputPanel(std::shared_ptr<SaveGuard> guard, QWidget* parent)
+    : QGroupBox(tr("Molecules"), parent), guard_(std::move(guard)) {
   auto* l = new QVBoxLayout(this);
   text_ = new QPlainTextEdit;
-  text_->setPlaceholderText(tr("Paste SMILES here, one per line, optionally followed by a name:\n"
-                               "CC(=O)Oc1ccccc1C(=O)O aspirin\n\nor a block copied from a spreadsheet, or open / drop "
-                               "a .smi, .csv or .sdf file."));
-  text_->setToolTip(tr("One molecule per line: SMILES, then optionally a name. A block copied from a spreadsheet "
-                       "(with its header row) works too: the SMILES column is found by its content."));
+  text_->setPlaceholderText(
+      tr("Paste SMILES here, one per line, optionally followed by a name:\n"
+         "CC(=O)Oc1ccccc1C(=O)O aspirin\n\nor a block copied from a spreadsheet, or open / drop "
+         "a .smi, .csv or .sdf file."));
+  text_->setToolTip(
+      tr("One molecule per line: SMILES, then optionally a name. A block copied from a spreadsheet "
+         "(with its header row) works too: the SMILES column is found by its content."));
   text_->setMinimumWidth(220);
   text_->setLineWrapMode(QPlainTextEdit::NoWrap);
   connect(text_, &QPlainTextEdit::textChanged, this, [this] {

@@ -35,8 +35,8 @@ char consistentDelimiter(const std::vector<std::string>& lines) {
 
 }  // namespace
 
-std::vector<std::vector<std::string>> sampleRows(const QString& path, char delimiter, int rows, std::vector<std::string>* sd_items,
-                                                 QString* error) {
+std::vector<std::vector<std::string>> sampleRows(const QString& path, char delimiter, int rows,
+                                                 std::vector<std::string>* sd_items, QString* error) {
   std::vector<std::vector<std::string>> out;
   data::ReaderOptions ro;
   ro.csv_header = false;  // the header row is judged by the caller
@@ -56,8 +56,8 @@ int guessNameColumn(const std::vector<std::string>& names, bool header, int smil
   if (header)
     for (size_t c = 0; c < names.size(); ++c) {
       const QString n = QString::fromStdString(names[c]).toLower();
-      if (n == QLatin1String("name") || n == QLatin1String("id") || n == QLatin1String("title") || n == QLatin1String("compound") ||
-          n.endsWith(QLatin1String("_id")) || n.endsWith(QLatin1String(" id")))
+      if (n == QLatin1String("name") || n == QLatin1String("id") || n == QLatin1String("title") ||
+          n == QLatin1String("compound") || n.endsWith(QLatin1String("_id")) || n.endsWith(QLatin1String(" id")))
         return static_cast<int>(c);
     }
   if (names.size() == 2 && smiles_column >= 0) return smiles_column == 0 ? 1 : 0;
@@ -68,22 +68,26 @@ ImportChoice guessImport(const QString& path) {
   ImportChoice c;
   auto format = data::formatFromPath(path.toStdString());
   if (!format.isOk()) return c;
-  if (const auto& info = data::formatInfo(format.value()); !info.import_dialog || info.fields != data::FieldLayout::HeaderRow) return c;
+  if (const auto& info = data::formatInfo(format.value());
+      !info.import_dialog || info.fields != data::FieldLayout::HeaderRow)
+    return c;
   const auto rows = sampleRows(path, '\0', kSampleLines);
   const auto guess = chem::guessSmilesColumn(rows);
   if (guess.column < 0) return c;  // the run reports what it can read
   c.header = guess.first_row_is_header;
   c.smiles_column = QStringLiteral("#%1").arg(guess.column);
   const std::vector<std::string> names = rows.empty() ? std::vector<std::string>{} : rows.front();
-  c.smiles_label = c.header && static_cast<size_t>(guess.column) < names.size() ? QString::fromStdString(names[static_cast<size_t>(guess.column)])
-                                                                               : QStringLiteral("column %1").arg(guess.column + 1);
+  c.smiles_label = c.header && static_cast<size_t>(guess.column) < names.size()
+                       ? QString::fromStdString(names[static_cast<size_t>(guess.column)])
+                       : QStringLiteral("column %1").arg(guess.column + 1);
   const int name = guessNameColumn(names, c.header, guess.column);
   if (name >= 0) c.id_column = QStringLiteral("#%1").arg(name);
   return c;
 }
 
 QString moleculeFileFilter() {
-  return QString::fromStdString(data::dialogFilter(QObject::tr("Molecules").toStdString(), false)) + QObject::tr(";;All files (*)");
+  return QString::fromStdString(data::dialogFilter(QObject::tr("Molecules").toStdString(), false)) +
+         QObject::tr(";;All files (*)");
 }
 
 QString labelledFileFilter() {

@@ -22,13 +22,14 @@ struct ImportChoice {
   QString smiles_column, id_column;  // "#N" (0-based index) or a header name; "" = automatic / row number
   QString delimiter;                 // "", ",", ";", "\t"
   bool header = true;
-  QString sdf_id_property;           // "" = the title line
-  QString smiles_label;              // the SMILES column as the user knows it ("Structure", "column 2")
+  QString sdf_id_property;  // "" = the title line
+  QString smiles_label;     // the SMILES column as the user knows it ("Structure", "column 2")
 };
 
 // The first rows of a delimited file as read without a header (`delimiter` '\0' = detected).
 // `error` (optional) gets why the file could not be opened.
-std::vector<std::vector<std::string>> sampleRows(const QString& path, char delimiter, int rows, std::vector<std::string>* sd_items = nullptr,
+std::vector<std::vector<std::string>> sampleRows(const QString& path, char delimiter, int rows,
+                                                 std::vector<std::string>* sd_items = nullptr,
                                                  QString* error = nullptr);
 // What the import dialog proposes and a file opened without it uses: header row and SMILES column
 // by content, the name column by its name (or the other of two columns).

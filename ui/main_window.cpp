@@ -6,7 +6,6 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QScrollArea>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -19,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -26,16 +26,16 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "help.h"
 #include "compare_view.h"
 #include "data/record_reader.h"
 #include "examples.h"
+#include "help.h"
 #include "input_reader.h"
 #include "memory_chart.h"
-#include "remote_client.h"
 #include "model_card_view.h"
-#include "predict_offer.h"
 #include "molecule_panel.h"
+#include "predict_offer.h"
+#include "remote_client.h"
 #include "results_model.h"
 #include "results_tab.h"
 #include "settings_panel.h"
@@ -121,7 +121,8 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   results_tab_->restoreLayout();
   badge_ = new QLabel;
   badge_->setObjectName(QStringLiteral("settingsBadge"));
-  badge_->setToolTip(tr("The settings the next run uses; highlighted when they differ from the defaults (FP32, no memory budget)"));
+  badge_->setToolTip(
+      tr("The settings the next run uses; highlighted when they differ from the defaults (FP32, no memory budget)"));
   statusBar()->addPermanentWidget(badge_);
   connect(settings_, &SettingsPanel::changed, this, &MainWindow::updateBadge);
   updateBadge();
@@ -153,12 +154,17 @@ void MainWindow::addDock(const QString& title, const QString& name, QWidget* wid
 QWidget* MainWindow::buildChartBox() {
   chart_ = new MemoryChart(worker_->memoryTracker());
   monitor_ = new ServerMonitor(this);
-  connect(monitor_, &ServerMonitor::sampled, chart_, [this](const ServerStatus& s, double rate) { chart_->addRemoteSample(s.memory, rate); });
-  connect(worker_, &InferenceWorker::remoteNote, this, [this](const QString& note) { if (!note.isEmpty()) rate_->setText(note); });
+  connect(monitor_, &ServerMonitor::sampled, chart_,
+          [this](const ServerStatus& s, double rate) { chart_->addRemoteSample(s.memory, rate); });
+  connect(worker_, &InferenceWorker::remoteNote, this, [this](const QString& note) {
+    if (!note.isEmpty()) rate_->setText(note);
+  });
   auto* save_chart = new QPushButton(tr("Save chart as PNG..."));
   connect(save_chart, &QPushButton::clicked, this, [this] {
-    const QString path = guard_->askSavePath(this, tr("Save chart"), QStringLiteral("memory.png"), tr("PNG images (*.png)"));
-    if (!path.isEmpty() && !chart_->savePng(path)) QMessageBox::warning(this, tr("Save chart"), tr("Could not write %1").arg(path));
+    const QString path =
+        guard_->askSavePath(this, tr("Save chart"), QStringLiteral("memory.png"), tr("PNG images (*.png)"));
+    if (!path.isEmpty() && !chart_->savePng(path))
+      QMessageBox::warning(this, tr("Save chart"), tr("Could not write %1").arg(path));
   });
   chart_->addControl(save_chart);
   return chart_;
@@ -171,9 +177,8 @@ void MainWindow::connectWorker() {
     run_->setEnabled(!training && !running_ && has_model_);
     chart_->setRunning(training);
   });
-  connect(train_tab_->worker(), &TrainWorker::stepDone, this, [this](const StepPoint& p) {
-    chart_->setThroughput(p.molecules_per_second);
-  });
+  connect(train_tab_->worker(), &TrainWorker::stepDone, this,
+          [this](const StepPoint& p) { chart_->setThroughput(p.molecules_per_second); });
   connect(worker_, &InferenceWorker::modelLoaded, this, [this](const ModelCard& card) {
     model_path_ = loading_path_;
     card_ = card;
@@ -190,12 +195,13 @@ void MainWindow::connectWorker() {
     Q_EMIT modelReady(true);
   });
   connect(worker_, &InferenceWorker::modelFailed, this, &MainWindow::onModelFailed);
-  connect(worker_, &InferenceWorker::inputRead, this, [this](const std::vector<predict::PredictedRow>& rows, const QStringList& columns) {
-    if (run_generation_ != input_generation_) return;  // the input was replaced while it was read
-    results_tab_->setInput(rows, columns);
-    progress_->setRange(0, std::max<int>(1, static_cast<int>(rows.size())));
-    progress_->setValue(0);
-  });
+  connect(worker_, &InferenceWorker::inputRead, this,
+          [this](const std::vector<predict::PredictedRow>& rows, const QStringList& columns) {
+            if (run_generation_ != input_generation_) return;  // the input was replaced while it was read
+            results_tab_->setInput(rows, columns);
+            progress_->setRange(0, std::max<int>(1, static_cast<int>(rows.size())));
+            progress_->setValue(0);
+          });
   connect(worker_, &InferenceWorker::rowsDone, this, [this](int first, const std::vector<predict::PredictedRow>& rows) {
     if (run_generation_ == input_generation_) results_tab_->setResults(first, rows);
   });
@@ -203,25 +209,31 @@ void MainWindow::connectWorker() {
     progress_->setValue(static_cast<int>(done));
     chart_->setThroughput(rate);
     const double eta = rate > 0 ? double(total - done) / rate : 0;
-    rate_->setText(tr("%1 / %2 molecules, %3 mol/s, ETA %4 s").arg(done).arg(total).arg(rate, 0, 'f', 0).arg(eta, 0, 'f', 0));
+    rate_->setText(
+        tr("%1 / %2 molecules, %3 mol/s, ETA %4 s").arg(done).arg(total).arg(rate, 0, 'f', 0).arg(eta, 0, 'f', 0));
   });
-  connect(worker_, &InferenceWorker::runFinished, this, [this](bool cancelled, double seconds, const predict::RunRecord& info) {
-    last_run_ = info;
-    setRunning(false);
-    resultsModel()->setRunDescription(tr("Predicted by %1 (SHA-256 %2…), %3, batch %4, %5")
-                                          .arg(QString::fromStdString(info.model_path), QString::fromStdString(info.model_sha256.substr(0, 12)),
-                                               QString::fromStdString(info.precision).toUpper())
-                                          .arg(info.batch_size)
-                                          .arg(QString::fromStdString(info.device)));
-    unsaved_ = unsaved_ || resultsModel()->rowCount() > 0;
-    QString summary;
-    for (const auto& [name, n] : predict::statusCounts(resultsModel()->rows()))
-      summary += QStringLiteral(", %1 %2").arg(n).arg(QString::fromStdString(name));
-    rate_->setText((cancelled ? tr("Cancelled after %1 s") : tr("Done in %1 s")).arg(seconds, 0, 'f', 1) + summary +
-                   tr(" — %1, %2, batch %3").arg(QFileInfo(QString::fromStdString(info.model_path)).fileName(),
-                                                 QString::fromStdString(info.precision).toUpper()).arg(info.batch_size));
-    Q_EMIT runCompleted(cancelled);
-  });
+  connect(worker_, &InferenceWorker::runFinished, this,
+          [this](bool cancelled, double seconds, const predict::RunRecord& info) {
+            last_run_ = info;
+            setRunning(false);
+            resultsModel()->setRunDescription(tr("Predicted by %1 (SHA-256 %2…), %3, batch %4, %5")
+                                                  .arg(QString::fromStdString(info.model_path),
+                                                       QString::fromStdString(info.model_sha256.substr(0, 12)),
+                                                       QString::fromStdString(info.precision).toUpper())
+                                                  .arg(info.batch_size)
+                                                  .arg(QString::fromStdString(info.device)));
+            unsaved_ = unsaved_ || resultsModel()->rowCount() > 0;
+            QString summary;
+            for (const auto& [name, n] : predict::statusCounts(resultsModel()->rows()))
+              summary += QStringLiteral(", %1 %2").arg(n).arg(QString::fromStdString(name));
+            rate_->setText((cancelled ? tr("Cancelled after %1 s") : tr("Done in %1 s")).arg(seconds, 0, 'f', 1) +
+                           summary +
+                           tr(" — %1, %2, batch %3")
+                               .arg(QFileInfo(QString::fromStdString(info.model_path)).fileName(),
+                                    QString::fromStdString(info.precision).toUpper())
+                               .arg(info.batch_size));
+            Q_EMIT runCompleted(cancelled);
+          });
   connect(worker_, &InferenceWorker::runFailed, this, [this](const QString& message) {
     setRunning(false);
     rate_->setText(tr("Run failed"));
@@ -284,7 +296,8 @@ void MainWindow::explainSelected() {
   rate_->setText(tr("Explaining %1 molecule(s)...").arg(records.size()));
   worker_->arm();
   QMetaObject::invokeMethod(
-      worker_, [w = worker_, records, request, s = settings_->settings()] { w->explain(records, request, s); }, Qt::QueuedConnection);
+      worker_, [w = worker_, records, request, s = settings_->settings()] { w->explain(records, request, s); },
+      Qt::QueuedConnection);
 }
 
 bool MainWindow::exportAttributions(const QString& path, QString* error) const {
@@ -351,7 +364,8 @@ void MainWindow::loadModel(const QString& path) {
   run_->setEnabled(false);
   input_panel_->offer()->setReady(false);  // Predict waits for the new model
   model_card_->showLoading(path);
-  QMetaObject::invokeMethod(worker_, [w = worker_, path] { w->loadModel(path); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, path] { w->loadModel(path); }, Qt::QueuedConnection);
 }
 
 void MainWindow::runPrediction() {
@@ -371,10 +385,12 @@ void MainWindow::runPrediction() {
     monitor_->start(settings.server);
   } else {
     monitor_->stop();
-    chart_->setCudaDevice(settings.device.startsWith(QLatin1String("cuda")) ? settings.device.section(QLatin1Char(':'), 1).toInt() : -1);
+    chart_->setCudaDevice(
+        settings.device.startsWith(QLatin1String("cuda")) ? settings.device.section(QLatin1Char(':'), 1).toInt() : -1);
   }
   worker_->arm();
-  QMetaObject::invokeMethod(worker_, [w = worker_, in, settings] { w->run(in, settings); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, in, settings] { w->run(in, settings); }, Qt::QueuedConnection);
 }
 
 RunInput MainWindow::currentInput() const { return input_panel_->currentInput(); }
@@ -390,7 +406,8 @@ void MainWindow::runComparison(const CompareRequest& request) {
   rate_->setText(tr("Comparing modes..."));
   worker_->arm();
   QMetaObject::invokeMethod(
-      worker_, [w = worker_, in, request, s = settings_->settings()] { w->compare(in, request, s); }, Qt::QueuedConnection);
+      worker_, [w = worker_, in, request, s = settings_->settings()] { w->compare(in, request, s); },
+      Qt::QueuedConnection);
 }
 
 void MainWindow::cancelRun() {
@@ -418,13 +435,15 @@ void MainWindow::offerToPredict(const QString& path) {
 }
 
 void MainWindow::setInputFile(const QString& path) {
-  if (path.isEmpty()) input_panel_->clearInput();
-  else input_panel_->setFile(path);
+  if (path.isEmpty())
+    input_panel_->clearInput();
+  else
+    input_panel_->setFile(path);
 }
 
 void MainWindow::openMolecules() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open molecules"), QSettings().value(QStringLiteral("input/dir")).toString(),
-                                                    moleculeFileFilter());
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open molecules"), QSettings().value(QStringLiteral("input/dir")).toString(), moleculeFileFilter());
   if (path.isEmpty()) return;
   QSettings().setValue(QStringLiteral("input/dir"), QFileInfo(path).absolutePath());
   setInputFile(path);

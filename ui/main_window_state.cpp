@@ -4,14 +4,14 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
-#include <QItemSelectionModel>
-#include <QPlainTextEdit>
-#include <QTableView>
 #include <QFileInfo>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStatusBar>
+#include <QTableView>
 
 #include "main_window.h"
 #include "model_card_view.h"
@@ -30,13 +30,20 @@ QString MainWindow::runMessage() const { return rate_->text(); }
 void MainWindow::updateBadge() {
   bool non_default = false;
   badge_->setText(settings_->summary(&non_default));
-  badge_->setStyleSheet(non_default ? QStringLiteral("background: #F5C542; color: black; padding: 1px 6px; border-radius: 3px; font-weight: bold")
-                                    : QStringLiteral("color: #555; padding: 1px 6px"));
+  badge_->setStyleSheet(
+      non_default
+          ? QStringLiteral("background: #F5C542; color: black; padding: 1px 6px; border-radius: 3px; font-weight: bold")
+          : QStringLiteral("color: #555; padding: 1px 6px"));
 }
 
 void MainWindow::keepUndoStep(const QString& what) {
   if (input_panel_->isEmpty() && resultsModel()->rowCount() == 0) return;
-  UndoStep step{what, input_panel_->snapshot(), resultsModel()->rows(), resultsModel()->doneFlags(), resultsModel()->inputColumns(), unsaved_};
+  UndoStep step{what,
+                input_panel_->snapshot(),
+                resultsModel()->rows(),
+                resultsModel()->doneFlags(),
+                resultsModel()->inputColumns(),
+                unsaved_};
   undo_.push_back(std::move(step));
   if (undo_.size() > kUndoSteps) undo_.erase(undo_.begin());
   undo_action_->setEnabled(true);
@@ -69,7 +76,8 @@ void MainWindow::undo() {
 bool MainWindow::confirmDiscard() {
   if (!unsaved_ || resultsModel()->rowCount() == 0) return true;
   QMessageBox box(QMessageBox::Question, tr("Unsaved predictions"),
-                  tr("%n predicted row(s) have not been exported. Export them before quitting?", nullptr, resultsModel()->rowCount()),
+                  tr("%n predicted row(s) have not been exported. Export them before quitting?", nullptr,
+                     resultsModel()->rowCount()),
                   QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
   box.setObjectName(QStringLiteral("discardQuestion"));
   box.setDefaultButton(QMessageBox::Save);
@@ -90,7 +98,8 @@ void MainWindow::onModelFailed(const QString& message) {
     run_->setEnabled(!running_ && !training_);
     input_panel_->offer()->setReady(true);
     loading_path_ = model_path_;
-    const QString text = tr("Could not open %1: %2\nStill using %3.").arg(failed, message, QFileInfo(card_.path).fileName());
+    const QString text =
+        tr("Could not open %1: %2\nStill using %3.").arg(failed, message, QFileInfo(card_.path).fileName());
     statusBar()->showMessage(text.section(QLatin1Char('\n'), 0, 0), 10000);
     auto* box = new QMessageBox(QMessageBox::Warning, tr("Model not opened"), text, QMessageBox::Ok, this);
     box->setObjectName(QStringLiteral("modelFailedMessage"));
@@ -101,7 +110,8 @@ void MainWindow::onModelFailed(const QString& message) {
   }
   if (!loading_path_.isEmpty() && !fell_back_) {  // a remembered model that no longer opens: the bundled one
     fell_back_ = true;
-    statusBar()->showMessage(tr("Could not open %1 (%2); opening the bundled model instead.").arg(failed, message), 10000);
+    statusBar()->showMessage(tr("Could not open %1 (%2); opening the bundled model instead.").arg(failed, message),
+                             10000);
     loadModel({});
     return;
   }
@@ -124,7 +134,8 @@ bool MainWindow::exportCsv(const QString& path, bool selection_only, QString* er
   for (const auto& n : card_.target_names) md.target_names.push_back(n.toStdString());
   std::vector<std::string> columns;
   for (const auto& c : resultsModel()->inputColumns()) columns.push_back(c.toStdString());
-  const Status s = predict::writePredictions(path.toStdString(), md, resultsModel()->numOutputs(), rows, last_run_, columns);
+  const Status s =
+      predict::writePredictions(path.toStdString(), md, resultsModel()->numOutputs(), rows, last_run_, columns);
   if (!s.isOk() && error) *error = QString::fromStdString(s.toString());
   if (s.isOk() && !selection_only) unsaved_ = false;
   return s.isOk();
@@ -132,14 +143,17 @@ bool MainWindow::exportCsv(const QString& path, bool selection_only, QString* er
 
 void MainWindow::exportResults() {
   if (resultsModel()->rowCount() == 0) return;
-  const bool selection = table()->selectionModel()->selectedRows().size() > 1 &&
-                         QMessageBox::question(this, tr("Export"), tr("Export only the selected rows?")) == QMessageBox::Yes;
-  const QString path = guard_->askSavePath(this, tr("Export results"), QStringLiteral("predictions.csv"), tr("CSV files (*.csv)"),
-                                           {QStringLiteral(".json")});
+  const bool selection =
+      table()->selectionModel()->selectedRows().size() > 1 &&
+      QMessageBox::question(this, tr("Export"), tr("Export only the selected rows?")) == QMessageBox::Yes;
+  const QString path = guard_->askSavePath(this, tr("Export results"), QStringLiteral("predictions.csv"),
+                                           tr("CSV files (*.csv)"), {QStringLiteral(".json")});
   if (path.isEmpty()) return;
   QString error;
-  if (!exportCsv(path, selection, &error)) QMessageBox::warning(this, tr("Export failed"), error);
-  else statusBar()->showMessage(tr("Wrote %1 and %1.json").arg(path), 5000);
+  if (!exportCsv(path, selection, &error))
+    QMessageBox::warning(this, tr("Export failed"), error);
+  else
+    statusBar()->showMessage(tr("Wrote %1 and %1.json").arg(path), 5000);
 }
 
 void MainWindow::copySelection() {

@@ -13,7 +13,8 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kWindowSeconds = 120.0;
 
-QCPGraph* addGraph(QCustomPlot* plot, QCPAxis* y, const QString& name, const QColor& color, Qt::PenStyle style = Qt::SolidLine) {
+QCPGraph* addGraph(QCustomPlot* plot, QCPAxis* y, const QString& name, const QColor& color,
+                   Qt::PenStyle style = Qt::SolidLine) {
   auto* g = plot->addGraph(plot->xAxis, y);
   g->setName(name);
   QPen pen(color);
@@ -84,13 +85,17 @@ void MemoryChart::setCudaDevice(int device) {
 void MemoryChart::nameLines(bool gpu) {
   for (auto* g : {reserved_, device_}) {
     g->setVisible(gpu);
-    if (gpu) g->addToLegend();
-    else g->removeFromLegend();
+    if (gpu)
+      g->addToLegend();
+    else
+      g->removeFromLegend();
   }
   const bool peak = !remote_ || gpu;  // a server on the CPU reports no tensor peak
   tensor_peak_->setVisible(peak);
-  if (peak) tensor_peak_->addToLegend();
-  else tensor_peak_->removeFromLegend();
+  if (peak)
+    tensor_peak_->addToLegend();
+  else
+    tensor_peak_->removeFromLegend();
   const QString who = remote_ ? tr("server ") : QString();
   tensor_->setName(who + (gpu ? tr("CUDA allocated") : tr("tensors")));
   tensor_peak_->setName(who + (gpu ? tr("CUDA peak allocated") : tr("tensor peak (run)")));
@@ -127,7 +132,8 @@ void MemoryChart::plot(const tensor::MemorySample& s, double rate) {
   if (running_) run_.push_back({now - run_t0_, s, rate});
   if (!whole_run_) {
     addPoint(live);
-    for (auto* g : {tensor_, tensor_peak_, rss_, reserved_, device_, rate_}) g->data()->removeBefore(live.t - kWindowSeconds);
+    for (auto* g : {tensor_, tensor_peak_, rss_, reserved_, device_, rate_})
+      g->data()->removeBefore(live.t - kWindowSeconds);
     rescale(live.t);
   } else if (running_) {
     addPoint(run_.back());
@@ -162,8 +168,10 @@ void MemoryChart::refill() {
 
 void MemoryChart::rescale(double t) {
   plot_->xAxis->setLabel(whole_run_ ? tr("time since the run started (s)") : tr("time (s)"));
-  if (whole_run_) plot_->xAxis->setRange(0, std::max(1.0, t * 1.02));
-  else plot_->xAxis->setRange(std::max(0.0, t - kWindowSeconds), std::max(10.0, t));
+  if (whole_run_)
+    plot_->xAxis->setRange(0, std::max(1.0, t * 1.02));
+  else
+    plot_->xAxis->setRange(std::max(0.0, t - kWindowSeconds), std::max(10.0, t));
   plot_->yAxis->rescale(true);
   plot_->yAxis->setRangeLower(0);
   plot_->yAxis->setRangeUpper(std::max(16.0, plot_->yAxis->range().upper * 1.1));
@@ -187,7 +195,8 @@ bool MemoryChart::savePng(const QString& path) {
   const double length = run_.empty() ? 0.0 : run_.back().t;
   const QString what = whole_run_ ? tr("last run (%1 s)").arg(length, 0, 'f', 1) : tr("last two minutes");
   plot_->plotLayout()->insertRow(0);
-  auto* title = new QCPTextElement(plot_, tr("Graphormer Studio: memory and throughput, %1, %2").arg(what, QDateTime::currentDateTime().toString(Qt::ISODate)));
+  auto* title = new QCPTextElement(plot_, tr("Graphormer Studio: memory and throughput, %1, %2")
+                                              .arg(what, QDateTime::currentDateTime().toString(Qt::ISODate)));
   plot_->plotLayout()->addElement(0, 0, title);
   const bool ok = plot_->savePng(path, 0, 0, 2.0);
   plot_->plotLayout()->remove(title);

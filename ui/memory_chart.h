@@ -57,13 +57,14 @@ class MemoryChart final : public QWidget {
   };
   void plot(const tensor::MemorySample& s, double rate);
   void addPoint(const Point& p);
-  void refill();     // the graphs from the points of the current view
+  void refill();  // the graphs from the points of the current view
   void rescale(double t);
   void nameLines(bool gpu);
   std::shared_ptr<tensor::TensorMemoryTracker> tracker_;
   std::unique_ptr<tensor::MemoryProbe> probe_;
   QCustomPlot* plot_ = nullptr;
-  QCPGraph *tensor_ = nullptr, *tensor_peak_ = nullptr, *rss_ = nullptr, *reserved_ = nullptr, *device_ = nullptr, *rate_ = nullptr;
+  QCPGraph *tensor_ = nullptr, *tensor_peak_ = nullptr, *rss_ = nullptr, *reserved_ = nullptr, *device_ = nullptr,
+           *rate_ = nullptr;
   QTimer timer_;
   double t0_ = -1, run_t0_ = -1;
   std::deque<Point> live_;  // the last two minutes

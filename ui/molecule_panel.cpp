@@ -26,7 +26,8 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   l->addWidget(view_, 3);
   auto* controls = new QHBoxLayout;
   auto* explain = new QPushButton(tr("Explain selected"));
-  explain->setToolTip(tr("Atom attributions for the selected rows (Ctrl+E); precision and checkpoint ratio from Run settings"));
+  explain->setToolTip(
+      tr("Atom attributions for the selected rows (Ctrl+E); precision and checkpoint ratio from Run settings"));
   connect(explain, &QPushButton::clicked, this, &MoleculePanel::explainRequested);
   method_ = new QComboBox;
   method_->addItem(tr("Integrated gradients"), QStringLiteral("ig"));
@@ -37,8 +38,9 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   baseline_->addItem(tr("vs average atom"), QStringLiteral("mean"));
   baseline_->addItem(tr("vs carbon"), QStringLiteral("carbon"));
   baseline_->addItem(tr("vs zero"), QStringLiteral("zero"));
-  baseline_->setToolTip(tr("Integrated-gradients baseline: each atom replaced by the molecule's average atom; each "
-                           "heteroatom made a carbon in its place (carbons then get 0); or all-zero atoms"));
+  baseline_->setToolTip(
+      tr("Integrated-gradients baseline: each atom replaced by the molecule's average atom; each "
+         "heteroatom made a carbon in its place (carbons then get 0); or all-zero atoms"));
   connect(method_, &QComboBox::currentIndexChanged, this, [this] {
     const bool ig = method() == QLatin1String("ig");
     baseline_->setEnabled(ig);
@@ -46,9 +48,10 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   });
   steps_ = new QSpinBox;
   steps_->setRange(3, 1024);
-  steps_->setToolTip(tr("Integrated gradients: gradient evaluations per molecule on average, placed where the path is "
-                        "steep; a molecule stops once its attributions add up to within 0.1 % and leaves the rest to "
-                        "harder ones"));
+  steps_->setToolTip(
+      tr("Integrated gradients: gradient evaluations per molecule on average, placed where the path is "
+         "steep; a molecule stops once its attributions add up to within 0.1 % and leaves the rest to "
+         "harder ones"));
   steps_->setValue(64);
   steps_->setPrefix(tr("steps "));
   controls->addWidget(explain);
@@ -66,8 +69,9 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   atoms_->horizontalHeader()->setStretchLastSection(true);
   atoms_->verticalHeader()->hide();
   atoms_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  atoms_->setToolTip(tr("Atoms of the selected molecule by the size of their contribution; select a row to ring the atom "
-                        "in the drawing, click an atom to find its row"));
+  atoms_->setToolTip(
+      tr("Atoms of the selected molecule by the size of their contribution; select a row to ring the atom "
+         "in the drawing, click an atom to find its row"));
   atoms_->setSelectionBehavior(QAbstractItemView::SelectRows);
   connect(atoms_, &QTableWidget::currentCellChanged, this, [this](int row) {
     const QTableWidgetItem* item = row >= 0 ? atoms_->item(row, 0) : nullptr;
@@ -81,13 +85,16 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   auto* files = new QHBoxLayout;
   auto* picture = new QPushButton(tr("Save picture..."));
   connect(picture, &QPushButton::clicked, this, [this] {
-    const QString path = guard_->askSavePath(this, tr("Save picture"), pictureFileName(caption_name_, QStringLiteral("svg")), tr("SVG (*.svg);;PNG (*.png)"));
-    if (!path.isEmpty() && !view_->savePicture(path)) QMessageBox::warning(this, tr("Save picture"), tr("Could not write %1").arg(path));
+    const QString path =
+        guard_->askSavePath(this, tr("Save picture"), pictureFileName(caption_name_, QStringLiteral("svg")),
+                            tr("SVG (*.svg);;PNG (*.png)"));
+    if (!path.isEmpty() && !view_->savePicture(path))
+      QMessageBox::warning(this, tr("Save picture"), tr("Could not write %1").arg(path));
   });
   auto* csv = new QPushButton(tr("Export attributions..."));
   connect(csv, &QPushButton::clicked, this, [this] {
-    const QString path = guard_->askSavePath(this, tr("Export attributions"), QStringLiteral("atoms.csv"), tr("CSV (*.csv)"),
-                                             {QStringLiteral(".molecules.csv")});
+    const QString path = guard_->askSavePath(this, tr("Export attributions"), QStringLiteral("atoms.csv"),
+                                             tr("CSV (*.csv)"), {QStringLiteral(".molecules.csv")});
     if (!path.isEmpty()) Q_EMIT exportAttributionsRequested(path);
   });
   files->addWidget(picture);
@@ -109,7 +116,8 @@ void MoleculePanel::showExplanation(const jobs::ExplainedMolecule& ex, const QSt
   view_->setAttributions(ex.attributions, unit);
   std::vector<size_t> order(ex.attributions.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return std::abs(ex.attributions[a]) > std::abs(ex.attributions[b]); });
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return std::abs(ex.attributions[a]) > std::abs(ex.attributions[b]); });
   atoms_->setRowCount(static_cast<int>(order.size()));
   for (size_t k = 0; k < order.size(); ++k) {
     const size_t i = order[k];

@@ -81,7 +81,9 @@ void MoleculeView::paintEvent(QPaintEvent*) {
     renderer_->render(&painter, drawing);
   } else {
     painter.setPen(QColor(0x88, 0x88, 0x88));
-    painter.drawText(drawing, Qt::AlignCenter, smiles_.isEmpty() ? tr("Select a row to see its structure") : tr("No structure: the molecule could not be read"));
+    painter.drawText(drawing, Qt::AlignCenter,
+                     smiles_.isEmpty() ? tr("Select a row to see its structure")
+                                       : tr("No structure: the molecule could not be read"));
   }
   if (!values_.empty()) {
     // Colour scale: -scale (blue) .. 0 (white) .. +scale (red), the same mapping as the depiction.
@@ -110,8 +112,8 @@ void MoleculeView::paintEvent(QPaintEvent*) {
     painter.drawEllipse(QPointF(x, y), 14, 14);
   }
   painter.setPen(palette().color(QPalette::WindowText));
-  painter.drawText(QRect(8, height() - kCaption + 2, width() - 16, kCaption - 4), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap,
-                   caption_);
+  painter.drawText(QRect(8, height() - kCaption + 2, width() - 16, kCaption - 4),
+                   Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, caption_);
 }
 
 int MoleculeView::atomAt(const QPointF& p) const {
@@ -130,7 +132,10 @@ void MoleculeView::mouseMoveEvent(QMouseEvent* event) {
   const int best = atomAt(event->position());
   if (best >= 0)
     QToolTip::showText(event->globalPosition().toPoint(),
-                       tr("atom %1: %2%3").arg(best + 1).arg(values_[static_cast<size_t>(best)], 0, 'g', 4).arg(unit_.isEmpty() ? QString() : QLatin1Char(' ') + unit_),
+                       tr("atom %1: %2%3")
+                           .arg(best + 1)
+                           .arg(values_[static_cast<size_t>(best)], 0, 'g', 4)
+                           .arg(unit_.isEmpty() ? QString() : QLatin1Char(' ') + unit_),
                        this);
   else
     QToolTip::hideText();

@@ -43,7 +43,8 @@ RemoteReply collect(QNetworkReply* reply) {
     out.error = reply->errorString();
   } else if (out.http_status != 200) {
     const QString message = QJsonDocument::fromJson(out.body).object().value(QStringLiteral("error")).toString();
-    out.error = QStringLiteral("HTTP %1: %2").arg(out.http_status).arg(message.isEmpty() ? reply->errorString() : message);
+    out.error =
+        QStringLiteral("HTTP %1: %2").arg(out.http_status).arg(message.isEmpty() ? reply->errorString() : message);
   }
   return out;
 }
@@ -87,8 +88,9 @@ RemoteReply postChunk(RemoteClient& client, const QByteArray& body, const std::f
     const int wait = reply.http_status == 429 ? std::clamp(reply.retry_after_s, 1, 30) : 1 << attempt;
     if (note)
       note(reply.http_status == 429 ? QStringLiteral("server busy (429): retrying in %1 s").arg(wait)
-           : reply.http_status == 503 ? QStringLiteral("server not ready (503): retrying in %1 s").arg(wait)
-                                      : QStringLiteral("no answer from the server (%1): retrying in %2 s").arg(reply.error).arg(wait));
+           : reply.http_status == 503
+               ? QStringLiteral("server not ready (503): retrying in %1 s").arg(wait)
+               : QStringLiteral("no answer from the server (%1): retrying in %2 s").arg(reply.error).arg(wait));
     politeWait(wait, cancelled);
   }
   return reply;
@@ -117,11 +119,13 @@ RemoteClient::~RemoteClient() = default;
 
 RemoteReply RemoteClient::get(const QString& path, int timeout_ms) { return send(path, nullptr, timeout_ms, {}); }
 
-RemoteReply RemoteClient::post(const QString& path, const QByteArray& body, int timeout_ms, const std::function<bool()>& cancelled) {
+RemoteReply RemoteClient::post(const QString& path, const QByteArray& body, int timeout_ms,
+                               const std::function<bool()>& cancelled) {
   return send(path, &body, timeout_ms, cancelled);
 }
 
-RemoteReply RemoteClient::send(const QString& path, const QByteArray* body, int timeout_ms, const std::function<bool()>& cancelled) {
+RemoteReply RemoteClient::send(const QString& path, const QByteArray* body, int timeout_ms,
+                               const std::function<bool()>& cancelled) {
   if (!network_) network_ = std::make_unique<QNetworkAccessManager>();
   QNetworkRequest r = request(settings_, path);
   r.setTransferTimeout(timeout_ms);
@@ -139,9 +143,11 @@ RemoteReply RemoteClient::send(const QString& path, const QByteArray* body, int 
   return out;
 }
 
-Result<std::vector<predict::PredictedRow>> predictOnServer(RemoteClient& client, const std::vector<data::RawRecord>& records,
+Result<std::vector<predict::PredictedRow>> predictOnServer(RemoteClient& client,
+                                                           const std::vector<data::RawRecord>& records,
                                                            const std::function<bool()>& cancelled,
-                                                           const std::function<void(const QString&)>& note, RemoteModel* model) {
+                                                           const std::function<void(const QString&)>& note,
+                                                           RemoteModel* model) {
   std::vector<predict::PredictedRow> rows;
   for (size_t first = 0; first < records.size(); first += kChunk) {
     const size_t end = std::min(records.size(), first + kChunk);
@@ -157,10 +163,11 @@ Result<std::vector<predict::PredictedRow>> predictOnServer(RemoteClient& client,
     if (!sent.empty()) {
       const RemoteReply reply = postChunk(client, chunkBody(records, sent), cancelled, note);
       if (reply.http_status != 200)
-        return Status(StatusCode::IoError, "the server " + client.settings().url.toStdString() + " did not predict: " +
-                                               reply.error.toStdString());
+        return Status(StatusCode::IoError, "the server " + client.settings().url.toStdString() +
+                                               " did not predict: " + reply.error.toStdString());
       auto parsed = JsonValue::parse(std::string_view(reply.body.constData(), static_cast<size_t>(reply.body.size())));
-      if (!parsed.isOk()) return Status(StatusCode::IoError, "the server's answer is not JSON: " + parsed.status().message());
+      if (!parsed.isOk())
+        return Status(StatusCode::IoError, "the server's answer is not JSON: " + parsed.status().message());
       json = std::move(parsed.value());
       readModel(json, model);
     }
@@ -175,9 +182,10 @@ Result<std::vector<predict::PredictedRow>> predictOnServer(RemoteClient& client,
         continue;
       }
       auto row = rowFrom(results->items()[k++], records[i], *model);  // a malformed result fails its row only
-      rows.push_back(row.isOk() ? std::move(row.value())
-                                : predict::pendingRow(records[i], Status(StatusCode::IoError, "the server's result: " +
-                                                                                                  row.status().message())));
+      rows.push_back(row.isOk()
+                         ? std::move(row.value())
+                         : predict::pendingRow(records[i], Status(StatusCode::IoError,
+                                                                  "the server's result: " + row.status().message())));
     }
     if (note) note(QString());
   }
@@ -201,7 +209,8 @@ std::optional<ServerStatus> parseServerStatus(const QByteArray& body) {
   s.memory.cuda_reserved_bytes = bytes("cuda_reserved_bytes");
   s.memory.device_used_bytes = bytes("device_used_bytes");
   s.memory.device_total_bytes = bytes("device_total_bytes");
-  s.molecules_total = j.value(QStringLiteral("throughput")).toObject().value(QStringLiteral("molecules_total")).toDouble();
+  s.molecules_total =
+      j.value(QStringLiteral("throughput")).toObject().value(QStringLiteral("molecules_total")).toDouble();
   return s;
 }
 
@@ -235,7 +244,8 @@ void ServerMonitor::poll() {
     const double now = QDateTime::currentMSecsSinceEpoch() / 1000.0;
     while (history_.size() > 1 && now - history_[1].first >= 2.0) history_.pop_front();
     const double rate = history_.empty() || now <= history_.front().first
-                            ? 0.0 : (status->molecules_total - history_.front().second) / (now - history_.front().first);
+                            ? 0.0
+                            : (status->molecules_total - history_.front().second) / (now - history_.front().first);
     history_.emplace_back(now, status->molecules_total);
     Q_EMIT sampled(*status, std::max(0.0, rate));
   });

@@ -31,7 +31,7 @@ struct ServerSettings {
 struct RemoteReply {
   int http_status = 0;  // 0 = no answer (connection refused, timeout, TLS error)
   QByteArray body;
-  QString error;        // transport error, or the server's {"error": ...}
+  QString error;  // transport error, or the server's {"error": ...}
   int retry_after_s = 0;
 };
 
@@ -41,7 +41,8 @@ class RemoteClient {
   explicit RemoteClient(ServerSettings settings);
   ~RemoteClient();
   RemoteReply get(const QString& path, int timeout_ms);
-  RemoteReply post(const QString& path, const QByteArray& body, int timeout_ms, const std::function<bool()>& cancelled = {});
+  RemoteReply post(const QString& path, const QByteArray& body, int timeout_ms,
+                   const std::function<bool()>& cancelled = {});
   const ServerSettings& settings() const { return settings_; }
 
  private:
@@ -58,9 +59,11 @@ struct RemoteModel {
 // One prediction row per record, in order, from the server (statuses as it gives them). Retries
 // as described above; `note` says what the client is waiting for. Stops early (rows cancelled)
 // when `cancelled` turns true. The error when the server cannot be used.
-Result<std::vector<predict::PredictedRow>> predictOnServer(RemoteClient& client, const std::vector<data::RawRecord>& records,
+Result<std::vector<predict::PredictedRow>> predictOnServer(RemoteClient& client,
+                                                           const std::vector<data::RawRecord>& records,
                                                            const std::function<bool()>& cancelled,
-                                                           const std::function<void(const QString&)>& note, RemoteModel* model);
+                                                           const std::function<void(const QString&)>& note,
+                                                           RemoteModel* model);
 
 struct ServerStatus {
   bool ready = false;

@@ -18,7 +18,9 @@ const std::string& drawingSmiles(const predict::PredictedRow& r) { return r.cano
 
 ResultsModel::ResultsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-int ResultsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }
+int ResultsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
 
 int ResultsModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : inputColumn(static_cast<int>(input_columns_.size()));
@@ -68,7 +70,8 @@ QVariant inputSortKey(const QString& text) {
   bool ok = false;
   QString t = text.trimmed();
   double v = t.toDouble(&ok);
-  if (!ok && t.count(QLatin1Char(',')) == 1 && !t.contains(QLatin1Char('.'))) v = QString(t).replace(QLatin1Char(','), QLatin1Char('.')).toDouble(&ok);
+  if (!ok && t.count(QLatin1Char(',')) == 1 && !t.contains(QLatin1Char('.')))
+    v = QString(t).replace(QLatin1Char(','), QLatin1Char('.')).toDouble(&ok);
   if (ok) return v;
   return t.isEmpty() ? QVariant(std::numeric_limits<double>::infinity()) : QVariant(t);
 }
@@ -99,7 +102,9 @@ QString ResultsModel::trustText(const predict::PredictedRow& r, int column) cons
 
 QVariant ResultsModel::trustData(const predict::PredictedRow& r, int column, int role) const {
   if (!r.status.isOk()) return {};
-  if (!r.trust) return role == Qt::ToolTipRole ? tr("No interval or domain: the model has no trust data, or trust is off") : QVariant();
+  if (!r.trust)
+    return role == Qt::ToolTipRole ? tr("No interval or domain: the model has no trust data, or trust is off")
+                                   : QVariant();
   const auto& t = *r.trust;
   if (column == domainColumn()) {
     if (role == Qt::DecorationRole) return bandMark(t.band);
@@ -116,8 +121,12 @@ QVariant ResultsModel::trustData(const predict::PredictedRow& r, int column, int
   if (role == SortRole) return t.upper[static_cast<size_t>(j)] - t.lower[static_cast<size_t>(j)];
   if (role == Qt::ToolTipRole)
     return tr("%1 % interval [%2, %3]; σ %4 (ensemble spread %5, distance to training %6)")
-        .arg(confidence_ * 100, 0, 'f', 0).arg(t.lower[static_cast<size_t>(j)], 0, 'f', 3).arg(t.upper[static_cast<size_t>(j)], 0, 'f', 3)
-        .arg(t.sigma[static_cast<size_t>(j)], 0, 'f', 3).arg(t.spread[static_cast<size_t>(j)], 0, 'f', 3).arg(t.distance, 0, 'f', 2);
+        .arg(confidence_ * 100, 0, 'f', 0)
+        .arg(t.lower[static_cast<size_t>(j)], 0, 'f', 3)
+        .arg(t.upper[static_cast<size_t>(j)], 0, 'f', 3)
+        .arg(t.sigma[static_cast<size_t>(j)], 0, 'f', 3)
+        .arg(t.spread[static_cast<size_t>(j)], 0, 'f', 3)
+        .arg(t.distance, 0, 'f', 2);
   return {};
 }
 
@@ -177,12 +186,15 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       if (column >= inputColumn(0)) return text(row, column);
       if (column >= intervalColumn(0)) return trustData(r, column, role);
-      if (column >= FixedColumnCount && r.status.isOk() && column - FixedColumnCount < static_cast<int>(r.values.size()))
+      if (column >= FixedColumnCount && r.status.isOk() &&
+          column - FixedColumnCount < static_cast<int>(r.values.size()))
         return tr("%1 (full value; shown to the digits its uncertainty supports)")
             .arg(static_cast<double>(r.values[static_cast<size_t>(column - FixedColumnCount)]), 0, 'g', 9);
       if (column == StatusColumn)
-        return done ? (r.status.isOk() ? tr("predicted") : tr("%1\n(code in the export: %2)").arg(QString::fromStdString(r.status.message()),
-                                                                                           QString::fromUtf8(statusCodeName(r.status.code()))))
+        return done ? (r.status.isOk() ? tr("predicted")
+                                       : tr("%1\n(code in the export: %2)")
+                                             .arg(QString::fromStdString(r.status.message()),
+                                                  QString::fromUtf8(statusCodeName(r.status.code()))))
                     : tr("waiting for its batch");
       if (column == SmilesColumn || column == CanonicalColumn) return text(row, column);
       return {};
@@ -215,9 +227,11 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section >= FixedColumnCount && section < domainColumn())
+  if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section >= FixedColumnCount &&
+      section < domainColumn())
     return run_description_.isEmpty() ? tr("Not predicted yet") : run_description_;
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    return QAbstractTableModel::headerData(section, orientation, role);
   switch (section) {
     case RowColumn: return tr("Row");
     case NameColumn: return tr("Name");
@@ -237,7 +251,8 @@ QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int 
   const int j = section - (interval ? intervalColumn(0) : FixedColumnCount);
   if (j < 0 || j >= numOutputs()) return {};
   const QString unit = j < output_units_.size() ? output_units_[j] : QString();
-  const QString name = interval ? tr("%1 %2 % interval").arg(output_names_[j]).arg(confidence_ * 100, 0, 'f', 0) : output_names_[j];
+  const QString name =
+      interval ? tr("%1 %2 % interval").arg(output_names_[j]).arg(confidence_ * 100, 0, 'f', 0) : output_names_[j];
   return unit.isEmpty() ? name : QStringLiteral("%1 (%2)").arg(name, unit);
 }
 
@@ -273,7 +288,8 @@ void ResultsModel::setResults(int first, const std::vector<predict::PredictedRow
 
 void ResultsModel::clear() { setInput({}); }
 
-void ResultsModel::restore(std::vector<predict::PredictedRow> rows, std::vector<bool> done, const QStringList& columns) {
+void ResultsModel::restore(std::vector<predict::PredictedRow> rows, std::vector<bool> done,
+                           const QStringList& columns) {
   beginResetModel();
   rows_ = std::move(rows);
   done_ = std::move(done);

@@ -21,7 +21,16 @@ namespace gs::ui {
 class ResultsModel final : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { RowColumn, NameColumn, StructureColumn, SmilesColumn, CanonicalColumn, StatusColumn, AtomsColumn, FixedColumnCount };
+  enum Column {
+    RowColumn,
+    NameColumn,
+    StructureColumn,
+    SmilesColumn,
+    CanonicalColumn,
+    StatusColumn,
+    AtomsColumn,
+    FixedColumnCount
+  };
   static constexpr int SortRole = Qt::UserRole;
   static constexpr QSize kThumbnail{132, 84};
 

@@ -1,14 +1,14 @@
 #include "results_tab.h"
 
-#include <QHeaderView>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QScrollArea>
 #include <QSettings>
-#include <QLineEdit>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
@@ -50,7 +50,8 @@ ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSpl
   filter_ = new QLineEdit;
   filter_->setPlaceholderText(tr("Filter rows (name, SMILES, status...)"));
   filter_->setClearButtonEnabled(true);
-  connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) { refilter([&] { proxy_->setFilterFixedString(text); }); });
+  connect(filter_, &QLineEdit::textChanged, this,
+          [this](const QString& text) { refilter([&] { proxy_->setFilterFixedString(text); }); });
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
     if (filtering_) return;  // rows a filter hides stay chosen
     chosen_.clear();
@@ -108,25 +109,31 @@ void ResultsTab::setInput(const std::vector<predict::PredictedRow>& rows, const 
   for (size_t i = 0; same && i < rows.size(); ++i) same = rows[i].input == results_->rows()[i].input;
   std::set<int> selected;
   if (same)
-    for (const auto& index : table_->selectionModel()->selectedRows()) selected.insert(proxy_->mapToSource(index).row());
+    for (const auto& index : table_->selectionModel()->selectedRows())
+      selected.insert(proxy_->mapToSource(index).row());
   const int current = same && table_->selectionModel()->currentIndex().isValid()
-                          ? proxy_->mapToSource(table_->selectionModel()->currentIndex()).row() : -1;
+                          ? proxy_->mapToSource(table_->selectionModel()->currentIndex()).row()
+                          : -1;
   results_->setInput(rows, columns);
   explanations_.clear();
   sizeColumns();
   for (int r : selected) {
     const QModelIndex index = proxy_->mapFromSource(results_->index(r, 0));
-    if (index.isValid()) table_->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    if (index.isValid())
+      table_->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
   }
   if (current >= 0)
-    table_->selectionModel()->setCurrentIndex(proxy_->mapFromSource(results_->index(current, 0)), QItemSelectionModel::NoUpdate);
+    table_->selectionModel()->setCurrentIndex(proxy_->mapFromSource(results_->index(current, 0)),
+                                              QItemSelectionModel::NoUpdate);
 }
 
 void ResultsTab::setResults(int first, const std::vector<predict::PredictedRow>& rows) {
   results_->setResults(first, rows);
   const QModelIndex current = table_->selectionModel()->currentIndex();
-  if (first == 0 && !current.isValid()) table_->selectRow(0);
-  else if (current.isValid() && first <= proxy_->mapToSource(current).row()) showSelected();
+  if (first == 0 && !current.isValid())
+    table_->selectRow(0);
+  else if (current.isValid() && first <= proxy_->mapToSource(current).row())
+    showSelected();
 }
 
 std::vector<int> ResultsTab::selectedRows() const {
@@ -171,20 +178,26 @@ void ResultsTab::showSelected() {
   QString caption = QStringLiteral("%1  ").arg(QString::fromStdString(r.id));
   if (results_->isDone(row) && r.status.isOk()) {
     for (int j = 0; j < results_->numOutputs() && j < static_cast<int>(r.values.size()); ++j)
-      caption += QStringLiteral("%1 = %2  ").arg(results_->headerData(ResultsModel::FixedColumnCount + j, Qt::Horizontal, Qt::DisplayRole).toString())
-                     .arg(r.values[static_cast<size_t>(j)], 0, 'f', 3);
+      caption +=
+          QStringLiteral("%1 = %2  ")
+              .arg(results_->headerData(ResultsModel::FixedColumnCount + j, Qt::Horizontal, Qt::DisplayRole).toString())
+              .arg(r.values[static_cast<size_t>(j)], 0, 'f', 3);
   } else if (results_->isDone(row)) {
     caption += QString::fromStdString(r.status.message());
   }
-  if (results_->isDone(row)) trust_->showRow(r);
-  else trust_->clear(tr("Waiting for its batch."));
+  if (results_->isDone(row))
+    trust_->showRow(r);
+  else
+    trust_->clear(tr("Waiting for its batch."));
   auto e = explanations_.find(row);
   if (e == explanations_.end() || !e->second.status.isOk()) {
     molecule_->showMolecule(QString::fromStdString(r.canonical.empty() ? r.input : r.canonical), caption);
     return;
   }
   const auto& ex = e->second;
-  caption += tr("| attributions sum %1 (baseline %2)").arg(ex.summary.sum, 0, 'f', 3).arg(ex.summary.baseline_prediction, 0, 'f', 3);
+  caption += tr("| attributions sum %1 (baseline %2)")
+                 .arg(ex.summary.sum, 0, 'f', 3)
+                 .arg(ex.summary.baseline_prediction, 0, 'f', 3);
   molecule_->showExplanation(ex, caption, first_unit_);
 }
 
@@ -200,10 +213,13 @@ void ResultsTab::sizeColumns() {
   if (results_->numOutputs() > 0) order.push_back(results_->domainColumn());  // the mark beside the structure
   for (int c = ResultsModel::FixedColumnCount; c < results_->inputColumn(0); ++c)
     if (results_->numOutputs() == 0 || c != results_->domainColumn()) order.push_back(c);
-  for (int c : {ResultsModel::StatusColumn, ResultsModel::AtomsColumn, ResultsModel::SmilesColumn, ResultsModel::CanonicalColumn})
+  for (int c : {ResultsModel::StatusColumn, ResultsModel::AtomsColumn, ResultsModel::SmilesColumn,
+                ResultsModel::CanonicalColumn})
     order.push_back(c);
-  for (int c = results_->inputColumn(0); c < results_->columnCount(); ++c) order.push_back(c);  // the user's own columns last
-  for (int visual = 0; visual < static_cast<int>(order.size()); ++visual) h->moveSection(h->visualIndex(order[visual]), visual);
+  for (int c = results_->inputColumn(0); c < results_->columnCount(); ++c)
+    order.push_back(c);  // the user's own columns last
+  for (int visual = 0; visual < static_cast<int>(order.size()); ++visual)
+    h->moveSection(h->visualIndex(order[visual]), visual);
   applyColumnChoices();
   applySort();  // a column named as when the app was closed (outputs arrive with the model)
 }
@@ -211,7 +227,8 @@ void ResultsTab::sizeColumns() {
 void ResultsTab::saveLayout() const {
   QSettings s;
   const auto* h = table_->horizontalHeader();
-  s.setValue(QStringLiteral("results/sortColumn"), results_->headerData(h->sortIndicatorSection(), Qt::Horizontal, Qt::DisplayRole).toString());
+  s.setValue(QStringLiteral("results/sortColumn"),
+             results_->headerData(h->sortIndicatorSection(), Qt::Horizontal, Qt::DisplayRole).toString());
   s.setValue(QStringLiteral("results/sortOrder"), static_cast<int>(h->sortIndicatorOrder()));
   s.setValue(QStringLiteral("results/splitter"), saveState());
 }
@@ -253,7 +270,8 @@ QHBoxLayout* ResultsTab::buildFilterRow() {
   auto* status = new QComboBox;
   status->setObjectName(QStringLiteral("statusFilter"));
   status->addItems({tr("All rows"), tr("Predicted"), tr("Not predicted")});
-  status->setToolTip(tr("Show all rows, only those with a prediction, or only those that could not be predicted (and why)"));
+  status->setToolTip(
+      tr("Show all rows, only those with a prediction, or only those that could not be predicted (and why)"));
   connect(status, &QComboBox::currentIndexChanged, this,
           [this](int i) { refilter([&] { proxy_->setStatusFilter(static_cast<ResultsFilter::StatusFilter>(i)); }); });
   auto bound = [this](const QString& name, const QString& tip) {
@@ -267,8 +285,10 @@ QHBoxLayout* ResultsTab::buildFilterRow() {
     connect(box, &QDoubleSpinBox::valueChanged, this, [this] { applyRange(); });
     return box;
   };
-  low_ = bound(QStringLiteral("valueFrom"), tr("Show rows whose first prediction is at least this (\"any\": no lower bound)"));
-  high_ = bound(QStringLiteral("valueTo"), tr("Show rows whose first prediction is at most this (\"any\": no upper bound)"));
+  low_ = bound(QStringLiteral("valueFrom"),
+               tr("Show rows whose first prediction is at least this (\"any\": no lower bound)"));
+  high_ = bound(QStringLiteral("valueTo"),
+                tr("Show rows whose first prediction is at most this (\"any\": no upper bound)"));
   auto* row = new QHBoxLayout;
   row->addWidget(filter_, 3);
   row->addWidget(status, 1);
@@ -282,7 +302,8 @@ QHBoxLayout* ResultsTab::buildFilterRow() {
 void ResultsTab::applyRange() {
   const double inf = std::numeric_limits<double>::infinity();
   refilter([&] {
-    proxy_->setValueRange(low_->value() == low_->minimum() ? -inf : low_->value(), high_->value() == high_->minimum() ? inf : high_->value());
+    proxy_->setValueRange(low_->value() == low_->minimum() ? -inf : low_->value(),
+                          high_->value() == high_->minimum() ? inf : high_->value());
   });
 }
 
@@ -291,7 +312,8 @@ void ResultsTab::refilter(const std::function<void()>& change) {
   change();
   for (int r : chosen_) {  // the rows the user chose, as far as the filter shows them
     const QModelIndex index = proxy_->mapFromSource(results_->index(r, 0));
-    if (index.isValid()) table_->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    if (index.isValid())
+      table_->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
   }
   filtering_ = false;
 }
@@ -302,8 +324,8 @@ void ResultsTab::showRowMenu(const QPoint& at) {
   const auto& r = results_->rowAt(proxy_->mapToSource(index).row());
   QMenu menu(this);
   menu.setObjectName(QStringLiteral("rowMenu"));
-  addStructureActions(&menu, this, QString::fromStdString(r.id), QString::fromStdString(r.input), QString::fromStdString(r.canonical),
-                      guard_.get());
+  addStructureActions(&menu, this, QString::fromStdString(r.id), QString::fromStdString(r.input),
+                      QString::fromStdString(r.canonical), guard_.get());
   menu.exec(table_->viewport()->mapToGlobal(at));
 }
 

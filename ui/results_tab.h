@@ -75,7 +75,7 @@ class ResultsTab final : public QSplitter {
   void applySort();
   void showColumnMenu(const QPoint& at);
   void showRowMenu(const QPoint& at);  // copy SMILES / molfile / picture, save the picture
-  QHBoxLayout* buildFilterRow();        // text, status and value-range filters
+  QHBoxLayout* buildFilterRow();       // text, status and value-range filters
   void applyRange();
   // Applies a filter change; the rows the user selected stay selected wherever the filter shows them.
   void refilter(const std::function<void()>& change);
@@ -95,7 +95,7 @@ class ResultsTab final : public QSplitter {
   bool compact_ = false;
   bool filtering_ = false;
   std::set<int> chosen_;  // source rows the user selected (kept while a filter hides them)
-  QString sort_name_;  // restored sort column, applied once a column of that name exists
+  QString sort_name_;     // restored sort column, applied once a column of that name exists
   Qt::SortOrder sort_order_ = Qt::AscendingOrder;
 };
 

@@ -27,7 +27,7 @@ class SettingsPanel final : public QGroupBox {
 
   RunSettings settings() const;
   double checkpointRatio() const;  // 0..1, for explanations
-  QString device() const;  // "cpu", "cuda:0", ... or kServerDevice
+  QString device() const;          // "cpu", "cuda:0", ... or kServerDevice
   // Asks for the server's URL and API key (remembered in QSettings); false when cancelled.
   bool editServer();
   void setServer(const ServerSettings& server);  // without asking (tests, saved settings)

@@ -37,11 +37,13 @@ QImage imageFor(const QByteArray& svg, int width, int height) {
 
 void savePicture(QWidget* parent, const QString& name, const QString& smiles, SaveGuard* guard) {
   bool ok = false;
-  const int width = QInputDialog::getInt(parent, QObject::tr("Picture size"), QObject::tr("Width in pixels (height is two thirds):"),
-                                         1200, 100, 8000, 100, &ok);
+  const int width =
+      QInputDialog::getInt(parent, QObject::tr("Picture size"), QObject::tr("Width in pixels (height is two thirds):"),
+                           1200, 100, 8000, 100, &ok);
   if (!ok) return;
-  const QString path = guard->askSavePath(parent, QObject::tr("Save picture"), pictureFileName(name, QStringLiteral("png")),
-                                          QObject::tr("PNG (*.png);;SVG (*.svg)"));
+  const QString path =
+      guard->askSavePath(parent, QObject::tr("Save picture"), pictureFileName(name, QStringLiteral("png")),
+                         QObject::tr("PNG (*.png);;SVG (*.svg)"));
   if (path.isEmpty()) return;
   const int height = width * 2 / 3;
   const QByteArray svg = svgFor(smiles, width, height);
@@ -71,18 +73,23 @@ QString pictureFileName(const QString& name, const QString& suffix) {
   return base + QLatin1Char('.') + suffix;
 }
 
-void addStructureActions(QMenu* menu, QWidget* parent, const QString& name, const QString& smiles, const QString& canonical,
-                         SaveGuard* guard) {
+void addStructureActions(QMenu* menu, QWidget* parent, const QString& name, const QString& smiles,
+                         const QString& canonical, SaveGuard* guard) {
   const bool drawable = !canonical.isEmpty();
   menu->addAction(QObject::tr("Copy SMILES"), [smiles] { QApplication::clipboard()->setText(smiles); });
-  menu->addAction(QObject::tr("Copy canonical SMILES"), [canonical] { QApplication::clipboard()->setText(canonical); })->setEnabled(drawable);
-  menu->addAction(QObject::tr("Copy molfile"), [canonical, name] {
-    QApplication::clipboard()->setText(QString::fromStdString(chem::molBlock2D(canonical.toStdString(), name.toStdString())));
-  })->setEnabled(drawable);
-  menu->addAction(QObject::tr("Copy picture (PNG and SVG)"), [canonical] {
-    QApplication::clipboard()->setMimeData(structureMimeData(canonical, 600, 400));
-  })->setEnabled(drawable);
-  menu->addAction(QObject::tr("Save picture…"), [parent, name, canonical, guard] { savePicture(parent, name, canonical, guard); })
+  menu->addAction(QObject::tr("Copy canonical SMILES"), [canonical] { QApplication::clipboard()->setText(canonical); })
+      ->setEnabled(drawable);
+  menu->addAction(QObject::tr("Copy molfile"),
+                  [canonical, name] {
+                    QApplication::clipboard()->setText(
+                        QString::fromStdString(chem::molBlock2D(canonical.toStdString(), name.toStdString())));
+                  })
+      ->setEnabled(drawable);
+  menu->addAction(QObject::tr("Copy picture (PNG and SVG)"),
+                  [canonical] { QApplication::clipboard()->setMimeData(structureMimeData(canonical, 600, 400)); })
+      ->setEnabled(drawable);
+  menu->addAction(QObject::tr("Save picture…"),
+                  [parent, name, canonical, guard] { savePicture(parent, name, canonical, guard); })
       ->setEnabled(drawable);
 }
 

@@ -18,7 +18,7 @@ QMimeData* structureMimeData(const QString& smiles, int width, int height);
 // A file name from a molecule's name ("aspirin (1).svg" -> "aspirin_1_.svg"); "molecule" when empty.
 QString pictureFileName(const QString& name, const QString& suffix);
 // Fills `menu` with the copy and save actions for one molecule.
-void addStructureActions(QMenu* menu, QWidget* parent, const QString& name, const QString& smiles, const QString& canonical,
-                         SaveGuard* guard);
+void addStructureActions(QMenu* menu, QWidget* parent, const QString& name, const QString& smiles,
+                         const QString& canonical, SaveGuard* guard);
 
 }  // namespace gs::ui

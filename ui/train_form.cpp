@@ -61,7 +61,8 @@ TrainForm::TrainForm(QWidget* parent) : QWidget(parent) {
 QWidget* TrainForm::buildDataBox() {
   auto* form = new QFormLayout;
   auto* open = new QPushButton(tr("Open labelled file…"));
-  open->setToolTip(tr("A CSV/TSV with a SMILES column and numeric target columns, or an SD file with numeric data items"));
+  open->setToolTip(
+      tr("A CSV/TSV with a SMILES column and numeric target columns, or an SD file with numeric data items"));
   connect(open, &QPushButton::clicked, this, &TrainForm::openFile);
   file_label_ = new QLabel(tr("No file"));
   file_label_->setWordWrap(true);
@@ -73,7 +74,8 @@ QWidget* TrainForm::buildDataBox() {
   form->addRow(tr("SMILES column"), smiles_column_);
   targets_ = new QListWidget;
   targets_->setMaximumHeight(110);
-  targets_->setToolTip(tr("Tick one or more numeric columns to learn; empty cells are missing values, left out of the loss"));
+  targets_->setToolTip(
+      tr("Tick one or more numeric columns to learn; empty cells are missing values, left out of the loss"));
   form->addRow(tr("Targets"), targets_);
   units_ = new QLineEdit;
   units_->setPlaceholderText(tr("units, comma-separated in target order (e.g. Å², nM)"));
@@ -161,12 +163,14 @@ QWidget* TrainForm::buildOptimisationBox() {
   device_ = new QComboBox;
   device_->addItems(InferenceWorker::devices());
   precision_ = new QComboBox;
-  connect(device_, &QComboBox::currentIndexChanged, this, [this] { fillPrecisions(precision_, device_->currentText(), true); });
+  connect(device_, &QComboBox::currentIndexChanged, this,
+          [this] { fillPrecisions(precision_, device_->currentText(), true); });
   fillPrecisions(precision_, device_->currentText(), true);
   ratio_ = new QDoubleSpinBox;
   ratio_->setRange(0, 1);
   ratio_->setSingleStep(0.25);
-  ratio_->setToolTip(tr("Share of encoder layers whose activations are recomputed in the backward pass: less memory, more time"));
+  ratio_->setToolTip(
+      tr("Share of encoder layers whose activations are recomputed in the backward pass: less memory, more time"));
   form->addRow(tr("Epochs"), epochs_);
   form->addRow(tr("Learning rate"), lr_);
   form->addRow(tr("Batch size"), batch_);
@@ -181,8 +185,9 @@ QWidget* TrainForm::buildOptimisationBox() {
 QWidget* TrainForm::buildMemoryBox() {
   auto* form = new QFormLayout;
   fit_ = new QCheckBox(tr("Fit to a memory budget"));
-  fit_->setToolTip(tr("Probe a few steps first, then choose the passes per batch and the checkpoint ratio that fit the "
-                      "budget in the least time (the batch the optimizer sees stays as set)"));
+  fit_->setToolTip(
+      tr("Probe a few steps first, then choose the passes per batch and the checkpoint ratio that fit the "
+         "budget in the least time (the batch the optimizer sees stays as set)"));
   budget_ = spin(16, 1 << 20, 1024);
   budget_->setSuffix(QStringLiteral(" MiB"));
   fit_precision_ = new QCheckBox(tr("may change the precision"));
@@ -205,12 +210,12 @@ void TrainForm::refreshModelControls() {
   if (fresh) mode_->setCurrentIndex(0);
   freeze_->setEnabled(!fresh && mode_->currentData().toString() == QLatin1String("freeze"));
   rank_->setEnabled(!fresh && mode_->currentData().toString() == QLatin1String("lora"));
-  model_label_->setText(start == QLatin1String("opened") ? (model_path_.isEmpty() ? tr("no model opened") : model_path_) : QString());
+  model_label_->setText(start == QLatin1String("opened") ? (model_path_.isEmpty() ? tr("no model opened") : model_path_)
+                                                         : QString());
 }
 
 void TrainForm::openFile() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Labelled molecules"), {},
-                                                    labelledFileFilter());
+  const QString path = QFileDialog::getOpenFileName(this, tr("Labelled molecules"), {}, labelledFileFilter());
   if (!path.isEmpty()) setInputFile(path);
 }
 
@@ -242,22 +247,29 @@ void TrainForm::showPreview(const LabelledPreview& p) {
   targets_->clear();
   for (int c = 0; c < p.columns.size(); ++c) {
     if (p.numeric[c] == 0) continue;
-    auto* item = new QListWidgetItem(tr("%1 (%2 usable rows of %3 values)").arg(p.columns[c]).arg(p.usable[c]).arg(p.numeric[c]), targets_);
+    auto* item = new QListWidgetItem(
+        tr("%1 (%2 usable rows of %3 values)").arg(p.columns[c]).arg(p.usable[c]).arg(p.numeric[c]), targets_);
     item->setData(Qt::UserRole, p.columns[c]);
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(checked.contains(p.columns[c]) ? Qt::Checked : Qt::Unchecked);
   }
-  counts_->setText(tr("%1 rows; RDKit reads %2 of the molecules. A row is used when its molecule reads and at least one "
-                      "ticked target has a number.").arg(p.total).arg(p.parsed));
+  counts_->setText(
+      tr("%1 rows; RDKit reads %2 of the molecules. A row is used when its molecule reads and at least one "
+         "ticked target has a number.")
+          .arg(p.total)
+          .arg(p.parsed));
   preview_->clear();
   preview_->setColumnCount(p.columns.size());
   preview_->setHorizontalHeaderLabels(p.columns);
   preview_->setRowCount(static_cast<int>(p.rows.size()));
   for (int r = 0; r < static_cast<int>(p.rows.size()); ++r)
-    for (int c = 0; c < p.rows[r].size() && c < p.columns.size(); ++c) preview_->setItem(r, c, new QTableWidgetItem(p.rows[r][c]));
+    for (int c = 0; c < p.rows[r].size() && c < p.columns.size(); ++c)
+      preview_->setItem(r, c, new QTableWidgetItem(p.rows[r][c]));
 }
 
-QString TrainForm::smilesColumn() const { return smiles_column_->currentIndex() > 0 ? smiles_column_->currentText() : QString(); }
+QString TrainForm::smilesColumn() const {
+  return smiles_column_->currentIndex() > 0 ? smiles_column_->currentText() : QString();
+}
 
 void TrainForm::setTargets(const QStringList& targets) {
   for (int i = 0; i < targets_->count(); ++i) {

@@ -60,7 +60,8 @@ class TrainForm final : public QWidget {
   QLineEdit* units_ = nullptr;
   QTableWidget* preview_ = nullptr;
   QComboBox *start_ = nullptr, *preset_ = nullptr, *mode_ = nullptr, *split_ = nullptr;
-  QSpinBox *layers_ = nullptr, *dim_ = nullptr, *heads_ = nullptr, *ffn_ = nullptr, *freeze_ = nullptr, *rank_ = nullptr;
+  QSpinBox *layers_ = nullptr, *dim_ = nullptr, *heads_ = nullptr, *ffn_ = nullptr, *freeze_ = nullptr,
+           *rank_ = nullptr;
   QDoubleSpinBox *valid_ = nullptr, *test_ = nullptr, *calib_ = nullptr;
   QSpinBox *seed_ = nullptr, *epochs_ = nullptr, *batch_ = nullptr, *patience_ = nullptr, *snapshots_ = nullptr;
   QLineEdit* lr_ = nullptr;

@@ -83,7 +83,8 @@ TrainTab::~TrainTab() { worker_->cancel(); }
 
 void TrainTab::startTraining() {
   TrainRequest r = form_->request();
-  r.output_dir = runs_dir_ + QStringLiteral("/run-") + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-hhmmss-zzz"));
+  r.output_dir = runs_dir_ + QStringLiteral("/run-") +
+                 QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-hhmmss-zzz"));
   const Status checked = checkTrainRequest(r);
   if (!checked.isOk()) {
     view_->addNote(tr("cannot start: %1").arg(QString::fromStdString(checked.message())));
@@ -107,7 +108,8 @@ void TrainTab::resumeTraining() {
 void TrainTab::launch(TrainRequest request) {
   last_ = request;
   setTraining(true);
-  QMetaObject::invokeMethod(worker_, [w = worker_, request] { w->train(request); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, request] { w->train(request); }, Qt::QueuedConnection);
 }
 
 void TrainTab::cancelTraining() {
@@ -124,9 +126,11 @@ void TrainTab::finish(const TrainOutcome& outcome) {
 
 void TrainTab::saveModel(const QString& destination) {
   QString to = destination;
-  if (to.isEmpty() && isVisible()) to = QFileDialog::getExistingDirectory(this, tr("Save the model into a new or empty directory"));
+  if (to.isEmpty() && isVisible())
+    to = QFileDialog::getExistingDirectory(this, tr("Save the model into a new or empty directory"));
   if (to.isEmpty() || !has_model_) return;
-  QMetaObject::invokeMethod(worker_, [w = worker_, from = run_dir_, to] { w->save(from, to); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, from = run_dir_, to] { w->save(from, to); }, Qt::QueuedConnection);
 }
 
 void TrainTab::setTraining(bool training) {

@@ -36,8 +36,8 @@ class TrainTab final : public QWidget {
 
  Q_SIGNALS:
   void trainingChanged(bool running);
-  void trainingEnded(bool completed);   // after the results (or a cancel); false on failure
-  void useModel(const QString& path);   // "Use this model": make the run's model the current one
+  void trainingEnded(bool completed);  // after the results (or a cancel); false on failure
+  void useModel(const QString& path);  // "Use this model": make the run's model the current one
   void modelSaved(const QString& destination, const QString& error);
 
  private:

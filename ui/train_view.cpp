@@ -35,7 +35,8 @@ QCustomPlot* plot(const QString& x, const QString& y) {
 QString duration(double seconds) {
   const int s = static_cast<int>(std::lround(seconds));
   return s >= 3600 ? QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60)
-                   : s >= 60 ? QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60) : QStringLiteral("%1 s").arg(s);
+         : s >= 60 ? QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60)
+                   : QStringLiteral("%1 s").arg(s);
 }
 
 QString number(double v) { return std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("–"); }
@@ -156,8 +157,12 @@ void TrainView::addStep(const StepPoint& p) {
   bar_->setRange(0, static_cast<int>(p.total));
   bar_->setValue(static_cast<int>(p.step));
   progress_label_->setText(tr("step %1 of %2 · %3 molecules/s · ETA %4 · passes of %5, checkpoint ratio %6")
-                               .arg(p.step).arg(p.total).arg(p.molecules_per_second, 0, 'f', 0).arg(duration(p.eta_seconds))
-                               .arg(p.micro_batch).arg(p.checkpoint_ratio, 0, 'f', 2));
+                               .arg(p.step)
+                               .arg(p.total)
+                               .arg(p.molecules_per_second, 0, 'f', 0)
+                               .arg(duration(p.eta_seconds))
+                               .arg(p.micro_batch)
+                               .arg(p.checkpoint_ratio, 0, 'f', 2));
   dirty_ = true;
 }
 
@@ -166,13 +171,17 @@ void TrainView::addEpoch(const EpochPoint& p) {
     addNote(tr("snapshot %1, epoch %2: training loss %3").arg(p.snapshot).arg(p.epoch).arg(number(p.train_loss)));
     return;
   }
-  for (size_t j = 0; j < mae_.size() && j < p.valid_mae_per_target.size(); ++j) mae_[j]->addData(p.epoch, p.valid_mae_per_target[j]);
+  for (size_t j = 0; j < mae_.size() && j < p.valid_mae_per_target.size(); ++j)
+    mae_[j]->addData(p.epoch, p.valid_mae_per_target[j]);
   if (p.improved) {
     best_->data()->clear();
     best_->addData(p.epoch, p.valid_mae);
   }
   addNote(tr("epoch %1: training loss %2, validation MAE %3 (%4 s)%5")
-              .arg(p.epoch).arg(number(p.train_loss)).arg(number(p.valid_mae)).arg(p.seconds, 0, 'f', 1)
+              .arg(p.epoch)
+              .arg(number(p.train_loss))
+              .arg(number(p.valid_mae))
+              .arg(p.seconds, 0, 'f', 1)
               .arg(p.improved ? QStringLiteral(" *") : QString()));
   dirty_ = true;
 }
@@ -222,7 +231,8 @@ void TrainView::showOutcome(const TrainOutcome& o) {
     parity_plot_->xAxis->setRange(lo, hi);
     parity_plot_->yAxis->setRange(lo, hi);
   }
-  parity_plot_->xAxis->setLabel(o.targets.isEmpty() ? tr("true") : tr("true %1 (test molecules)").arg(o.targets.front()));
+  parity_plot_->xAxis->setLabel(o.targets.isEmpty() ? tr("true")
+                                                    : tr("true %1 (test molecules)").arg(o.targets.front()));
   parity_plot_->replot();
   size_plot_->clearPlottables();
   auto* bars = new QCPBars(size_plot_->xAxis, size_plot_->yAxis);
@@ -242,7 +252,8 @@ void TrainView::showOutcome(const TrainOutcome& o) {
 
 void TrainView::hoverParity(QMouseEvent* event) {
   if (parity_.empty()) return;
-  const double x = parity_plot_->xAxis->pixelToCoord(event->pos().x()), y = parity_plot_->yAxis->pixelToCoord(event->pos().y());
+  const double x = parity_plot_->xAxis->pixelToCoord(event->pos().x()),
+               y = parity_plot_->yAxis->pixelToCoord(event->pos().y());
   const double sx = parity_plot_->xAxis->range().size(), sy = parity_plot_->yAxis->range().size();
   size_t best = 0;
   double best_d = INFINITY;
@@ -253,7 +264,9 @@ void TrainView::hoverParity(QMouseEvent* event) {
   if (best_d > 0.05) return;
   const auto& p = parity_[best];
   hover_picture_->setPixmap(depictionPixmap(p.smiles.toStdString(), hover_picture_->size(), 25.0));
-  hover_text_->setText(tr("%1\n%2\ntrue %3, predicted %4, %5 heavy atoms").arg(p.id, p.smiles, number(p.truth), number(p.predicted)).arg(p.heavy_atoms));
+  hover_text_->setText(tr("%1\n%2\ntrue %3, predicted %4, %5 heavy atoms")
+                           .arg(p.id, p.smiles, number(p.truth), number(p.predicted))
+                           .arg(p.heavy_atoms));
 }
 
 void TrainView::replot() {

@@ -45,7 +45,8 @@ class TrainView final : public QWidget {
   QCustomPlot *loss_plot_ = nullptr, *mae_plot_ = nullptr, *parity_plot_ = nullptr, *size_plot_ = nullptr;
   QCPGraph *loss_ = nullptr, *best_ = nullptr;
   std::vector<QCPGraph*> mae_;
-  QLabel *progress_label_ = nullptr, *summary_ = nullptr, *trust_ = nullptr, *hover_picture_ = nullptr, *hover_text_ = nullptr;
+  QLabel *progress_label_ = nullptr, *summary_ = nullptr, *trust_ = nullptr, *hover_picture_ = nullptr,
+         *hover_text_ = nullptr;
   QProgressBar* bar_ = nullptr;
   QPlainTextEdit *log_ = nullptr, *command_ = nullptr;
   QTableWidget* table_ = nullptr;

@@ -39,15 +39,21 @@ Status applyModel(const TrainRequest& r, jobs::TrainJobOptions& o) {
     if (r.dim > 0) o.config.embedding_dim = r.dim;
     if (r.heads > 0) o.config.num_attention_heads = r.heads;
     if (r.ffn > 0) o.config.ffn_embedding_dim = r.ffn;
-    if (r.mode != QLatin1String("full")) return Status(StatusCode::InvalidArgument, "a fresh model trains in full: fine-tune modes need a trained model");
+    if (r.mode != QLatin1String("full"))
+      return Status(StatusCode::InvalidArgument, "a fresh model trains in full: fine-tune modes need a trained model");
     return Status::ok();
   }
-  if (r.start == QLatin1String("opened") && r.model_path.isEmpty()) return Status(StatusCode::InvalidArgument, "open a model to fine-tune");
+  if (r.start == QLatin1String("opened") && r.model_path.isEmpty())
+    return Status(StatusCode::InvalidArgument, "open a model to fine-tune");
   o.model = bundle::ModelSource{r.start == QLatin1String("opened") ? r.model_path.toStdString() : std::string(), {}};
-  if (r.mode == QLatin1String("freeze")) o.train.freeze_layers = std::max(1, r.freeze_layers);
-  else if (r.mode == QLatin1String("head")) o.train.reset_head = true;
-  else if (r.mode == QLatin1String("lora")) o.train.lora_rank = std::max(1, r.lora_rank);
-  else if (r.mode != QLatin1String("full")) return Status(StatusCode::InvalidArgument, "unknown fine-tune mode '" + r.mode.toStdString() + "'");
+  if (r.mode == QLatin1String("freeze"))
+    o.train.freeze_layers = std::max(1, r.freeze_layers);
+  else if (r.mode == QLatin1String("head"))
+    o.train.reset_head = true;
+  else if (r.mode == QLatin1String("lora"))
+    o.train.lora_rank = std::max(1, r.lora_rank);
+  else if (r.mode != QLatin1String("full"))
+    return Status(StatusCode::InvalidArgument, "unknown fine-tune mode '" + r.mode.toStdString() + "'");
   return Status::ok();
 }
 
@@ -73,25 +79,35 @@ void scoreModel(const jobs::TrainJobOptions& o, TrainOutcome& out) {
   for (const auto& m : report->methods) out.methods.push_back({methodName(m.method), m.valid_mae, m.test_mae});
   for (const auto& p : report->test_points)
     if (!p.truth.empty() && std::isfinite(p.truth[0]) && std::isfinite(p.predicted[0]))
-      out.parity.push_back({QString::fromStdString(p.smiles), QString::fromStdString(p.id), p.heavy_atoms, p.truth[0], p.predicted[0]});
+      out.parity.push_back(
+          {QString::fromStdString(p.smiles), QString::fromStdString(p.id), p.heavy_atoms, p.truth[0], p.predicted[0]});
   for (const auto& bin : report->by_size) {
     auto it = bin.test_mae.find("model");
     if (it == bin.test_mae.end() || bin.count == 0) continue;
-    const QString label = bin.hi > 0 ? QStringLiteral("%1-%2").arg(bin.lo).arg(bin.hi) : QStringLiteral(">%1").arg(bin.lo - 1);
+    const QString label =
+        bin.hi > 0 ? QStringLiteral("%1-%2").arg(bin.lo).arg(bin.hi) : QStringLiteral(">%1").arg(bin.lo - 1);
     out.error_by_size.emplace_back(label, it->second);
   }
   if (report->trust.empty()) {
-    out.trust = QObject::tr("No trust data (calibration fraction 0): predictions of this model come without intervals.");
+    out.trust =
+        QObject::tr("No trust data (calibration fraction 0): predictions of this model come without intervals.");
     return;
   }
   QStringList lines;
   for (const auto& t : report->trust)
-    lines << QObject::tr("%1: 90 % intervals cover %2 % of %3 test molecules (mean half-width %4; a constant-width "
-                         "interval: %5 %, ±%6); 80 %: %7 %; in domain %8, borderline %9, out %10")
-                 .arg(QString::fromStdString(t.target)).arg(t.model90.coverage * 100, 0, 'f', 1).arg(t.molecules)
-                 .arg(t.model90.half_width, 0, 'g', 3).arg(t.constant90.coverage * 100, 0, 'f', 1)
-                 .arg(t.constant90.half_width, 0, 'g', 3).arg(t.model80.coverage * 100, 0, 'f', 1)
-                 .arg(t.in).arg(t.borderline).arg(t.out);
+    lines << QObject::tr(
+                 "%1: 90 % intervals cover %2 % of %3 test molecules (mean half-width %4; a constant-width "
+                 "interval: %5 %, ±%6); 80 %: %7 %; in domain %8, borderline %9, out %10")
+                 .arg(QString::fromStdString(t.target))
+                 .arg(t.model90.coverage * 100, 0, 'f', 1)
+                 .arg(t.molecules)
+                 .arg(t.model90.half_width, 0, 'g', 3)
+                 .arg(t.constant90.coverage * 100, 0, 'f', 1)
+                 .arg(t.constant90.half_width, 0, 'g', 3)
+                 .arg(t.model80.coverage * 100, 0, 'f', 1)
+                 .arg(t.in)
+                 .arg(t.borderline)
+                 .arg(t.out);
   out.trust = lines.join(QLatin1Char('\n'));
 }
 
@@ -104,7 +120,8 @@ Result<jobs::TrainJobOptions> toTrainJobOptions(const TrainRequest& r) {
   if (r.output_dir.isEmpty()) return Status(StatusCode::InvalidArgument, "no run directory");
   o.input = r.input.toStdString();
   o.targets = toStd(r.targets);
-  if (std::any_of(r.units.begin(), r.units.end(), [](const QString& u) { return !u.isEmpty(); })) o.target_units = toStd(r.units);
+  if (std::any_of(r.units.begin(), r.units.end(), [](const QString& u) { return !u.isEmpty(); }))
+    o.target_units = toStd(r.units);
   o.output_dir = r.output_dir.toStdString();
   o.reader.smiles_column = r.smiles_column.toStdString();
   o.reader.id_column = r.id_column.toStdString();
@@ -166,10 +183,12 @@ void TrainWorker::inspect(const QString& path, const QString& smiles_column) {
   data::RawRecord record;
   while (reader.value()->next(record)) {
     ++p.total;
-    const auto mol = record.kind == data::RecordKind::MolBlock ? chem::parseMolBlock(record.text) : chem::parseSmiles(record.text);
+    const auto mol =
+        record.kind == data::RecordKind::MolBlock ? chem::parseMolBlock(record.text) : chem::parseSmiles(record.text);
     const bool readable = record.status.isOk() && mol.status.isOk();
     p.parsed += readable ? 1 : 0;
-    if (record.fields.size() > p.numeric.size()) p.numeric.resize(record.fields.size(), 0), p.usable.resize(record.fields.size(), 0);
+    if (record.fields.size() > p.numeric.size())
+      p.numeric.resize(record.fields.size(), 0), p.usable.resize(record.fields.size(), 0);
     for (size_t c = 0; c < record.fields.size(); ++c) {
       const bool number = isNumber(record.fields[c]);
       p.numeric[c] += number ? 1 : 0;
@@ -216,7 +235,8 @@ void TrainWorker::train(const TrainRequest& request) {
     Q_EMIT stepDone(point);
   };
   cb.epoch_done = [this](const engine::EpochReport& r) {
-    Q_EMIT epochDone(EpochPoint{r.epoch, r.snapshot, r.train_loss, r.valid_mae, r.seconds, r.improved, r.valid_mae_per_target});
+    Q_EMIT epochDone(
+        EpochPoint{r.epoch, r.snapshot, r.train_loss, r.valid_mae, r.seconds, r.improved, r.valid_mae_per_target});
   };
   auto summary = jobs::runTrain(options.value(), cb);
   if (!summary.isOk()) {
@@ -247,7 +267,11 @@ TrainOutcome TrainWorker::outcomeOf(const TrainRequest& request, const jobs::Tra
   out.train = s.train, out.valid = s.valid, out.calibration = s.calibration, out.test = s.test;
   out.best_epoch = s.training.best_epoch;
   out.summary = tr("%1 training, %2 validation, %3 calibration and %4 test molecules; best epoch %5")
-                    .arg(s.train).arg(s.valid).arg(s.calibration).arg(s.test).arg(s.training.best_epoch);
+                    .arg(s.train)
+                    .arg(s.valid)
+                    .arg(s.calibration)
+                    .arg(s.test)
+                    .arg(s.training.best_epoch);
   if (s.training.memory_retries > 0)
     out.summary += tr("; %1 step(s) ran out of memory and were retried").arg(s.training.memory_retries);
   if (!out.cancelled) scoreModel(options, out);

@@ -19,19 +19,19 @@
 namespace gs::jobs {
 struct TrainJobOptions;
 struct TrainJobSummary;
-}
+}  // namespace gs::jobs
 
 namespace gs::ui {
 
 // A labelled file as the Train tab shows it before training.
 struct LabelledPreview {
   QString path, error;
-  QStringList columns;                   // CSV header or SDF data items
-  QString smiles_column;                 // the reader's choice ("" for SDF)
-  std::vector<QStringList> rows;         // the first rows, one cell per column
-  std::vector<qint64> numeric;           // per column: rows with a finite number
-  std::vector<qint64> usable;            // per column: of those, rows whose molecule RDKit reads
-  qint64 total = 0, parsed = 0;          // rows, and rows whose molecule RDKit reads
+  QStringList columns;            // CSV header or SDF data items
+  QString smiles_column;          // the reader's choice ("" for SDF)
+  std::vector<QStringList> rows;  // the first rows, one cell per column
+  std::vector<qint64> numeric;    // per column: rows with a finite number
+  std::vector<qint64> usable;     // per column: of those, rows whose molecule RDKit reads
+  qint64 total = 0, parsed = 0;   // rows, and rows whose molecule RDKit reads
 };
 
 struct TrainRequest {
@@ -43,7 +43,7 @@ struct TrainRequest {
   int layers = 0, dim = 0, heads = 0, ffn = 0;  // fresh: 0 = the preset's
   QString mode = QStringLiteral("full");        // "full", "freeze", "head", "lora"
   int freeze_layers = 2, lora_rank = 8;
-  QString split = QStringLiteral("random");     // "random" or "scaffold"
+  QString split = QStringLiteral("random");  // "random" or "scaffold"
   double valid_fraction = 0.1, test_fraction = 0.1, calib_fraction = 0.1;
   int seed = 0;
   int epochs = 30, batch_size = 32, patience = 10, snapshots = 5;
@@ -96,9 +96,9 @@ struct TrainOutcome {
   qint64 train = 0, valid = 0, calibration = 0, test = 0;
   int best_epoch = 0;
   std::vector<MethodMae> methods;
-  std::vector<ParityPoint> parity;  // test molecules, first target
+  std::vector<ParityPoint> parity;                        // test molecules, first target
   std::vector<std::pair<QString, double>> error_by_size;  // "11-15" -> model test MAE
-  QString trust;  // coverage of the test molecules' intervals, or why none
+  QString trust;                                          // coverage of the test molecules' intervals, or why none
 };
 
 class TrainWorker final : public QObject {
@@ -124,7 +124,8 @@ class TrainWorker final : public QObject {
   void saved(const QString& destination, const QString& error);  // error "" = saved
 
  private:
-  TrainOutcome outcomeOf(const TrainRequest& request, const jobs::TrainJobOptions& options, const jobs::TrainJobSummary& summary);
+  TrainOutcome outcomeOf(const TrainRequest& request, const jobs::TrainJobOptions& options,
+                         const jobs::TrainJobSummary& summary);
   std::shared_ptr<tensor::TensorMemoryTracker> memory_;
   std::atomic<bool> cancelled_{false};
 };

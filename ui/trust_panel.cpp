@@ -32,7 +32,8 @@ QTableWidgetItem* number(double v, int digits = 3) {
 
 IntervalAxis::IntervalAxis(QWidget* parent) : QWidget(parent) { setMinimumHeight(64); }
 
-void IntervalAxis::setInterval(double value, double lower, double upper, std::pair<double, double> range, const QString& unit) {
+void IntervalAxis::setInterval(double value, double lower, double upper, std::pair<double, double> range,
+                               const QString& unit) {
   set_ = true;
   value_ = value;
   lower_ = lower;
@@ -52,7 +53,8 @@ void IntervalAxis::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
   const bool bounded = std::isfinite(lower_) && std::isfinite(upper_);
-  double lo = std::min(range_.first, bounded ? lower_ : value_), hi = std::max(range_.second, bounded ? upper_ : value_);
+  double lo = std::min(range_.first, bounded ? lower_ : value_),
+         hi = std::max(range_.second, bounded ? upper_ : value_);
   const double pad = 0.05 * std::max(hi - lo, 1e-9);
   lo -= pad;
   hi += pad;
@@ -75,7 +77,8 @@ void IntervalAxis::paintEvent(QPaintEvent*) {
     const QString label = QString::number(v, 'f', 2);
     p.drawText(QRectF(x(v) - 40, y + 18, 80, 16), Qt::AlignCenter, label);
   }
-  p.drawText(QRectF(left, 0, right - left, 14), Qt::AlignLeft, tr("training labels (grey), interval (blue) %1").arg(unit_));
+  p.drawText(QRectF(left, 0, right - left, 14), Qt::AlignLeft,
+             tr("training labels (grey), interval (blue) %1").arg(unit_));
 }
 
 TrustPanel::TrustPanel(QWidget* parent) : QWidget(parent) {
@@ -93,15 +96,17 @@ TrustPanel::TrustPanel(QWidget* parent) : QWidget(parent) {
   reasons_->setTextFormat(Qt::RichText);
   neighbours_ = new QTableWidget(0, 6);
   neighbours_->setObjectName(QStringLiteral("trustNeighbours"));
-  neighbours_->setHorizontalHeaderLabels({tr("Neighbour"), tr("Name"), tr("Tanimoto"), tr("Label"), tr("Model"), tr("Error")});
+  neighbours_->setHorizontalHeaderLabels(
+      {tr("Neighbour"), tr("Name"), tr("Tanimoto"), tr("Label"), tr("Model"), tr("Error")});
   neighbours_->horizontalHeader()->setStretchLastSection(true);
   neighbours_->verticalHeader()->hide();
   neighbours_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   neighbours_->setIconSize(QSize(120, 70));
   neighbours_->verticalHeader()->setDefaultSectionSize(74);
   for (int c = 0; c < 6; ++c) neighbours_->setColumnWidth(c, c == 0 ? 128 : c == 1 ? 64 : 62);
-  neighbours_->setToolTip(tr("The most similar training molecules (Tanimoto on Morgan fingerprints), their labels, the "
-                             "model's prediction for them and its error there"));
+  neighbours_->setToolTip(
+      tr("The most similar training molecules (Tanimoto on Morgan fingerprints), their labels, the "
+         "model's prediction for them and its error there"));
   l->addWidget(title_);
   l->addWidget(axis_);
   l->addWidget(structure_, 2);
@@ -110,8 +115,8 @@ TrustPanel::TrustPanel(QWidget* parent) : QWidget(parent) {
   clear(tr("Select a predicted molecule."));
 }
 
-void TrustPanel::setModel(const QStringList& names, const QStringList& units, const std::vector<std::pair<double, double>>& range,
-                          const QString& trust_note) {
+void TrustPanel::setModel(const QStringList& names, const QStringList& units,
+                          const std::vector<std::pair<double, double>>& range, const QString& trust_note) {
   names_ = names;
   units_ = units;
   range_ = range;
@@ -134,9 +139,13 @@ void TrustPanel::showRow(const predict::PredictedRow& row) {
   const double half = (t.upper[0] - t.lower[0]) / 2;
   title_->setText(tr("<b>%1</b>: %2 = %3 ± %4 %5 (%6 % interval) &nbsp; <span style='color:%7'>&#9679; %8</span>")
                       .arg(QString::fromStdString(row.id).toHtmlEscaped(), names_.value(0))
-                      .arg(row.values[0], 0, 'f', 3).arg(half, 0, 'f', 3).arg(unit).arg(confidence_ * 100, 0, 'f', 0)
+                      .arg(row.values[0], 0, 'f', 3)
+                      .arg(half, 0, 'f', 3)
+                      .arg(unit)
+                      .arg(confidence_ * 100, 0, 'f', 0)
                       .arg(QLatin1String(bandColour(t.band)), QString::fromUtf8(predict::domainBandName(t.band))));
-  axis_->setInterval(row.values[0], t.lower[0], t.upper[0], range_.empty() ? std::make_pair(0.0, 1.0) : range_[0], unit);
+  axis_->setInterval(row.values[0], t.lower[0], t.upper[0], range_.empty() ? std::make_pair(0.0, 1.0) : range_[0],
+                     unit);
   structure_->setPixmap(depiction(row.canonical, QSize(300, 150), t.unseen_atoms));
   QStringList reasons;
   for (const auto& r : t.reasons) reasons << QString::fromStdString(r).toHtmlEscaped();
@@ -152,7 +161,8 @@ void TrustPanel::showRow(const predict::PredictedRow& row) {
     neighbours_->setItem(r, 0, picture);
     neighbours_->setItem(r, 1, new QTableWidgetItem(QString::fromStdString(n.id)));
     neighbours_->setItem(r, 2, number(n.similarity, 2));
-    const double label = n.label.empty() ? std::nan("") : n.label[0], pred = n.prediction.empty() ? std::nan("") : n.prediction[0];
+    const double label = n.label.empty() ? std::nan("") : n.label[0],
+                 pred = n.prediction.empty() ? std::nan("") : n.prediction[0];
     neighbours_->setItem(r, 3, number(label));
     neighbours_->setItem(r, 4, number(pred));
     neighbours_->setItem(r, 5, number(pred - label));

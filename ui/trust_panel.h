@@ -41,8 +41,8 @@ class TrustPanel final : public QWidget {
  public:
   explicit TrustPanel(QWidget* parent = nullptr);
   // What the model's outputs are called and its training label ranges (ModelCard).
-  void setModel(const QStringList& names, const QStringList& units, const std::vector<std::pair<double, double>>& label_range,
-                const QString& trust_note);
+  void setModel(const QStringList& names, const QStringList& units,
+                const std::vector<std::pair<double, double>>& label_range, const QString& trust_note);
   void setConfidence(double confidence) { confidence_ = confidence; }
   void showRow(const predict::PredictedRow& row);
   void clear(const QString& message);

@@ -15,7 +15,8 @@ Status bad(const std::string& field, const std::string& why) {
 Status readInt(const JsonValue& json, const char* key, int& out) {
   const JsonValue* v = json.find(key);
   if (!v || v->isNull()) return Status::ok();
-  if (!v->isInteger() || v->asInteger() < 0 || v->asInteger() > (1LL << 30)) return bad(key, "must be a non-negative integer");
+  if (!v->isInteger() || v->asInteger() < 0 || v->asInteger() > (1LL << 30))
+    return bad(key, "must be a non-negative integer");
   out = static_cast<int>(v->asInteger());
   return Status::ok();
 }
@@ -60,7 +61,8 @@ Status readList(const JsonValue& json, const char* key, std::vector<T>& out, Rea
 
 Status GraphormerConfig::validate() const {
   if (num_hidden_layers < 1) return bad("num_hidden_layers", "must be at least 1");
-  if (embedding_dim < 1 || num_attention_heads < 1) return bad("embedding_dim", "and num_attention_heads must be positive");
+  if (embedding_dim < 1 || num_attention_heads < 1)
+    return bad("embedding_dim", "and num_attention_heads must be positive");
   if (embedding_dim % num_attention_heads != 0)
     return bad("embedding_dim", "(" + std::to_string(embedding_dim) + ") must be divisible by num_attention_heads (" +
                                     std::to_string(num_attention_heads) + ")");
@@ -68,7 +70,8 @@ Status GraphormerConfig::validate() const {
   if (num_classes < 1) return bad("num_classes", "must be at least 1");
   if (num_atoms < 1 || num_edges < 1 || num_in_degree < 1 || num_out_degree < 1 || num_spatial < 1 || num_edge_dis < 1)
     return bad("num_atoms", "and the other vocabulary sizes must be positive");
-  if (edge_type != "multi_hop" && edge_type != "single_hop") return bad("edge_type", "must be 'multi_hop' or 'single_hop'");
+  if (edge_type != "multi_hop" && edge_type != "single_hop")
+    return bad("edge_type", "must be 'multi_hop' or 'single_hop'");
   if (edge_type == "multi_hop" && (multi_hop_max_dist < 1 || multi_hop_max_dist > num_edge_dis))
     return bad("multi_hop_max_dist", "must be between 1 and num_edge_dis");
   if (activation_fn != "gelu" && activation_fn != "relu") return bad("activation_fn", "must be 'gelu' or 'relu'");
@@ -98,17 +101,25 @@ Result<GraphormerConfig> GraphormerConfig::preset(const std::string& name, int n
 Result<GraphormerConfig> GraphormerConfig::fromJson(const JsonValue& json, const GraphormerConfig& defaults) {
   if (!json.isObject()) return bad("config", "must be a JSON object");
   GraphormerConfig c = defaults;
-  const std::pair<const char*, int*> ints[] = {
-      {"num_atoms", &c.num_atoms}, {"num_edges", &c.num_edges}, {"num_in_degree", &c.num_in_degree},
-      {"num_out_degree", &c.num_out_degree}, {"num_spatial", &c.num_spatial}, {"num_edge_dis", &c.num_edge_dis},
-      {"max_nodes", &c.max_nodes}, {"spatial_pos_max", &c.spatial_pos_max},
-      {"multi_hop_max_dist", &c.multi_hop_max_dist}, {"num_hidden_layers", &c.num_hidden_layers},
-      {"embedding_dim", &c.embedding_dim}, {"ffn_embedding_dim", &c.ffn_embedding_dim},
-      {"num_attention_heads", &c.num_attention_heads}, {"num_classes", &c.num_classes}};
+  const std::pair<const char*, int*> ints[] = {{"num_atoms", &c.num_atoms},
+                                               {"num_edges", &c.num_edges},
+                                               {"num_in_degree", &c.num_in_degree},
+                                               {"num_out_degree", &c.num_out_degree},
+                                               {"num_spatial", &c.num_spatial},
+                                               {"num_edge_dis", &c.num_edge_dis},
+                                               {"max_nodes", &c.max_nodes},
+                                               {"spatial_pos_max", &c.spatial_pos_max},
+                                               {"multi_hop_max_dist", &c.multi_hop_max_dist},
+                                               {"num_hidden_layers", &c.num_hidden_layers},
+                                               {"embedding_dim", &c.embedding_dim},
+                                               {"ffn_embedding_dim", &c.ffn_embedding_dim},
+                                               {"num_attention_heads", &c.num_attention_heads},
+                                               {"num_classes", &c.num_classes}};
   for (const auto& [key, field] : ints)
     if (Status s = readInt(json, key, *field); !s.isOk()) return s;
-  const std::pair<const char*, double*> doubles[] = {
-      {"dropout", &c.dropout}, {"attention_dropout", &c.attention_dropout}, {"activation_dropout", &c.activation_dropout}};
+  const std::pair<const char*, double*> doubles[] = {{"dropout", &c.dropout},
+                                                     {"attention_dropout", &c.attention_dropout},
+                                                     {"activation_dropout", &c.activation_dropout}};
   for (const auto& [key, field] : doubles)
     if (Status s = readDouble(json, key, *field); !s.isOk()) return s;
   for (Status s : {readBool(json, "encoder_normalize_before", c.encoder_normalize_before),
@@ -119,22 +130,35 @@ Result<GraphormerConfig> GraphormerConfig::fromJson(const JsonValue& json, const
   return c;
 }
 
-Result<GraphormerConfig> GraphormerConfig::fromJson(const JsonValue& json) { return fromJson(json, GraphormerConfig{}); }
+Result<GraphormerConfig> GraphormerConfig::fromJson(const JsonValue& json) {
+  return fromJson(json, GraphormerConfig{});
+}
 
 std::string GraphormerConfig::toJson() const {
   std::ostringstream out;
   JsonWriter w(out);
   w.beginObject()
       .field("model_type", "graphormer")
-      .field("num_atoms", num_atoms).field("num_edges", num_edges).field("num_in_degree", num_in_degree)
-      .field("num_out_degree", num_out_degree).field("num_spatial", num_spatial).field("num_edge_dis", num_edge_dis)
-      .field("edge_type", std::string_view(edge_type)).field("max_nodes", max_nodes)
-      .field("spatial_pos_max", spatial_pos_max).field("multi_hop_max_dist", multi_hop_max_dist)
-      .field("num_hidden_layers", num_hidden_layers).field("embedding_dim", embedding_dim)
-      .field("ffn_embedding_dim", ffn_embedding_dim).field("num_attention_heads", num_attention_heads)
-      .field("num_classes", num_classes).field("encoder_normalize_before", encoder_normalize_before)
-      .field("pre_layernorm", pre_layernorm).field("activation_fn", std::string_view(activation_fn))
-      .field("dropout", dropout).field("attention_dropout", attention_dropout)
+      .field("num_atoms", num_atoms)
+      .field("num_edges", num_edges)
+      .field("num_in_degree", num_in_degree)
+      .field("num_out_degree", num_out_degree)
+      .field("num_spatial", num_spatial)
+      .field("num_edge_dis", num_edge_dis)
+      .field("edge_type", std::string_view(edge_type))
+      .field("max_nodes", max_nodes)
+      .field("spatial_pos_max", spatial_pos_max)
+      .field("multi_hop_max_dist", multi_hop_max_dist)
+      .field("num_hidden_layers", num_hidden_layers)
+      .field("embedding_dim", embedding_dim)
+      .field("ffn_embedding_dim", ffn_embedding_dim)
+      .field("num_attention_heads", num_attention_heads)
+      .field("num_classes", num_classes)
+      .field("encoder_normalize_before", encoder_normalize_before)
+      .field("pre_layernorm", pre_layernorm)
+      .field("activation_fn", std::string_view(activation_fn))
+      .field("dropout", dropout)
+      .field("attention_dropout", attention_dropout)
       .field("activation_dropout", activation_dropout)
       .endObject();
   return out.str();
@@ -142,7 +166,7 @@ std::string GraphormerConfig::toJson() const {
 
 int64_t GraphormerConfig::parameterCount() const {
   const int64_t c = embedding_dim, h = num_attention_heads, f = ffn_embedding_dim;
-  int64_t n = (num_atoms + 1) * c + (num_in_degree + num_out_degree + 1) * c;   // node features
+  int64_t n = (num_atoms + 1) * c + (num_in_degree + num_out_degree + 1) * c;  // node features
   n += (num_edges + 1) * h + num_edge_dis * h * h + num_spatial * h + h;       // attention bias
   if (encoder_normalize_before) n += 2 * c;
   if (pre_layernorm) n += 2 * c;  // unused final_layer_norm kept for checkpoint compatibility
@@ -169,9 +193,10 @@ Result<ModelMetadata> ModelMetadata::fromJson(const JsonValue& json) {
     out.push_back(v.asNumber());
     return true;
   };
-  for (Status s : {readList(json, "target_names", m.target_names, str), readList(json, "target_units", m.target_units, str),
-                   readList(json, "target_mean", m.target_mean, num), readList(json, "target_std", m.target_std, num),
-                   readString(json, "description", m.description)})
+  for (Status s :
+       {readList(json, "target_names", m.target_names, str), readList(json, "target_units", m.target_units, str),
+        readList(json, "target_mean", m.target_mean, num), readList(json, "target_std", m.target_std, num),
+        readString(json, "description", m.description)})
     if (!s.isOk()) return s;
   std::string convention;
   if (Status s = readString(json, "index_convention", convention); !s.isOk()) return s;
@@ -226,7 +251,8 @@ std::string ModelMetadata::toJson() const {
 Status ModelMetadata::validate(int num_outputs) const {
   auto check = [&](size_t n, const char* what) -> Status {
     if (n != 0 && n != static_cast<size_t>(num_outputs))
-      return bad(what, "has " + std::to_string(n) + " entries but the model has " + std::to_string(num_outputs) + " outputs");
+      return bad(what,
+                 "has " + std::to_string(n) + " entries but the model has " + std::to_string(num_outputs) + " outputs");
     return Status::ok();
   };
   for (Status s : {check(target_names.size(), "target_names"), check(target_units.size(), "target_units"),

@@ -51,8 +51,8 @@ struct ModelMetadata {
   std::vector<std::string> target_names;  // one per output; empty = output_0, output_1, ...
   std::vector<std::string> target_units;
   std::optional<graph::Convention> convention;  // index convention the model was trained with
-  std::optional<int> spatial_pos_max;          // collator masking used in training
-  std::vector<double> target_mean;             // outputs are de-normalised: y = raw * std + mean
+  std::optional<int> spatial_pos_max;           // collator masking used in training
+  std::vector<double> target_mean;              // outputs are de-normalised: y = raw * std + mean
   std::vector<double> target_std;
   std::string description;
   // True when every target is the same for a molecule and its mirror image (a gap, logP, TPSA;

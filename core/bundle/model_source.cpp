@@ -36,10 +36,11 @@ Result<std::string> baseOf(const std::string& adapter, const Result<LoraSpec>& s
   if (!spec.isOk()) return spec.status();
   std::error_code ec;
   if (spec->base_path.empty() || !fs::exists(spec->base_path, ec))
-    return Status(StatusCode::InvalidArgument,
-                  "'" + adapter + "' is a LoRA adapter whose base model " +
-                      (spec->base_path.empty() ? std::string("is not recorded") : "'" + spec->base_path + "' is not there") +
-                      "; give the base with --model and the adapter with --adapter");
+    return Status(
+        StatusCode::InvalidArgument,
+        "'" + adapter + "' is a LoRA adapter whose base model " +
+            (spec->base_path.empty() ? std::string("is not recorded") : "'" + spec->base_path + "' is not there") +
+            "; give the base with --model and the adapter with --adapter");
   return spec->base_path;
 }
 
@@ -67,8 +68,9 @@ Result<std::string> resolveWeightsFile(const std::string& path) {
   }
   if (others.size() == 1) return others.front();
   if (others.empty())
-    return Status(StatusCode::IoError, "directory '" + path +
-                                           "' holds no checkpoint (model.safetensors, pytorch_model.bin or a fairseq .pt)");
+    return Status(
+        StatusCode::IoError,
+        "directory '" + path + "' holds no checkpoint (model.safetensors, pytorch_model.bin or a fairseq .pt)");
   return Status(StatusCode::InvalidArgument, "directory '" + path + "' holds several checkpoints; name the file");
 }
 

@@ -33,12 +33,14 @@ Result<SafetensorsHeader> readSafetensorsHeader(const std::string& path) {
     return safetensorsError(path, "shorter than the 8-byte header length");
   uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | len_bytes[i];
-  if (header_len > kMaxHeader) return safetensorsError(path, "header length " + std::to_string(header_len) + " exceeds 100 MB");
+  if (header_len > kMaxHeader)
+    return safetensorsError(path, "header length " + std::to_string(header_len) + " exceeds 100 MB");
   if (header_len > h.file_size - 8)
     return safetensorsError(path, "header length " + std::to_string(header_len) + " points past the end of the file (" +
                                       std::to_string(h.file_size) + " bytes; truncated file?)");
   std::string text(header_len, '\0');
-  if (!in.read(text.data(), static_cast<std::streamsize>(header_len))) return safetensorsError(path, "cannot read the header");
+  if (!in.read(text.data(), static_cast<std::streamsize>(header_len)))
+    return safetensorsError(path, "cannot read the header");
   auto json = JsonValue::parse(text);
   if (!json.isOk()) return safetensorsError(path, "header is not valid JSON (" + json.status().message() + ")");
   if (!json->isObject()) return safetensorsError(path, "header is not a JSON object");

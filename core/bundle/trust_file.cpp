@@ -111,7 +111,8 @@ Status checkSizes(const TrustData& t) {
   if (t.calibration_scores.size() != outs || t.calibration_residuals.size() != outs || t.sigma.beta.size() != outs ||
       t.sigma.ensemble_weight.size() != outs || t.sigma.distance_weight.size() != outs)
     return Status(StatusCode::InvalidArgument, "trust data: per-output arrays do not match the outputs");
-  if (t.members.size() != t.member_sha256.size()) return Status(StatusCode::InvalidArgument, "trust data: member hashes missing");
+  if (t.members.size() != t.member_sha256.size())
+    return Status(StatusCode::InvalidArgument, "trust data: member hashes missing");
   return Status::ok();
 }
 
@@ -202,20 +203,23 @@ Result<std::vector<std::string>> TrustReader::strings(const std::string& key) co
   return out;
 }
 
-Result<std::string_view> TrustReader::bytes(const std::string& name, const char* dtype, size_t element, int64_t count) const {
+Result<std::string_view> TrustReader::bytes(const std::string& name, const char* dtype, size_t element,
+                                            int64_t count) const {
   const JsonValue* e = header_.json.find(name);
   if (!e) return error("array '" + name + "' is missing");
   const JsonValue* dt = e->find("dtype");
   const JsonValue* off = e->find("data_offsets");
   if (!dt || !dt->isString() || dt->asString() != dtype) return error("array '" + name + "' is not " + dtype);
-  if (!off || !off->isArray() || off->items().size() != 2 || !off->items()[0].isInteger() || !off->items()[1].isInteger())
+  if (!off || !off->isArray() || off->items().size() != 2 || !off->items()[0].isInteger() ||
+      !off->items()[1].isInteger())
     return error("array '" + name + "' has no valid data_offsets");
   const auto begin = off->items()[0].asInteger(), end = off->items()[1].asInteger();
   if (begin < 0 || end < begin || static_cast<uint64_t>(end) > data_.size())
     return error("array '" + name + "' lies outside the data section (truncated file?)");
   const auto size = static_cast<size_t>(end - begin);
   if (size % element != 0 || (count >= 0 && size != static_cast<size_t>(count) * element))
-    return error("array '" + name + "' has " + std::to_string(size / element) + " elements, expected " + std::to_string(count));
+    return error("array '" + name + "' has " + std::to_string(size / element) + " elements, expected " +
+                 std::to_string(count));
   return std::string_view(data_).substr(static_cast<size_t>(begin), size);
 }
 
@@ -230,12 +234,13 @@ Result<std::vector<std::string>> TrustReader::split(const std::string& name, int
       start = i + 1;
     }
   if (start != b->size() || static_cast<int64_t>(out.size()) != count)
-    return error("array '" + name + "' holds " + std::to_string(out.size()) + " strings, expected " + std::to_string(count));
+    return error("array '" + name + "' holds " + std::to_string(out.size()) + " strings, expected " +
+                 std::to_string(count));
   return out;
 }
 
-#define GS_TRY(var, expr)                   \
-  auto var##_r = (expr);                    \
+#define GS_TRY(var, expr)                       \
+  auto var##_r = (expr);                        \
   if (!var##_r.isOk()) return var##_r.status(); \
   auto var = std::move(var##_r.value())
 
@@ -280,7 +285,8 @@ Status readArrays(const TrustReader& r, TrustData& t) {
   GS_TRY(labels, r.array<float>("labels", "F32"));
   if (labels.size() % static_cast<size_t>(outs) != 0) return r.error("labels do not match the outputs");
   const int64_t n = static_cast<int64_t>(labels.size()) / outs;
-  if (n == 0 || fp.size() % static_cast<size_t>(n) != 0) return r.error("fingerprints do not match the reference molecules");
+  if (n == 0 || fp.size() % static_cast<size_t>(n) != 0)
+    return r.error("fingerprints do not match the reference molecules");
   GS_TRY(preds, r.array<float>("predictions", "F32", n * outs));
   GS_TRY(ids, r.split("ids", n));
   GS_TRY(smiles, r.split("smiles", n));
@@ -288,7 +294,8 @@ Status readArrays(const TrustReader& r, TrustData& t) {
   t.reference.fingerprints.resize(static_cast<size_t>(n));
   for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
     auto& f = t.reference.fingerprints[i];
-    f.words.assign(fp.begin() + static_cast<std::ptrdiff_t>(i * words), fp.begin() + static_cast<std::ptrdiff_t>((i + 1) * words));
+    f.words.assign(fp.begin() + static_cast<std::ptrdiff_t>(i * words),
+                   fp.begin() + static_cast<std::ptrdiff_t>((i + 1) * words));
     f.on_bits = 0;
     for (auto w : f.words) f.on_bits += __builtin_popcountll(w);
   }

@@ -32,8 +32,8 @@ struct SigmaModel {
 };
 
 struct DomainRules {
-  std::vector<int> elements;              // atomic numbers seen in training, ascending
-  std::vector<uint32_t> env_r1, env_r2;   // Morgan environment ids seen in training, ascending
+  std::vector<int> elements;             // atomic numbers seen in training, ascending
+  std::vector<uint32_t> env_r1, env_r2;  // Morgan environment ids seen in training, ascending
   int max_heavy_atoms = 0;
   double similarity_borderline = 0;  // nearest-neighbour Tanimoto below this: borderline
   double similarity_out = 0;         // ... below this: out

@@ -8,8 +8,8 @@
 namespace gs::chem {
 
 struct ColumnGuess {
-  int column = -1;              // best column, -1 when no column has a cell that parses
-  std::vector<double> shares;   // per column: parsing share of its non-empty cells (0 when none)
+  int column = -1;             // best column, -1 when no column has a cell that parses
+  std::vector<double> shares;  // per column: parsing share of its non-empty cells (0 when none)
   bool first_row_is_header = false;
 };
 

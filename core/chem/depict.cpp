@@ -26,7 +26,8 @@ void applyOptions(RDKit::MolDraw2DSVG& drawer, const DepictOptions& options) {
 double labelHalfWidth(const RDKit::Atom& atom, size_t fragment_atoms) {
   if (atom.getAtomicNum() == 6 && fragment_atoms > 1 && atom.getFormalCharge() == 0) return 0.0;
   const unsigned hs = atom.getTotalNumHs();
-  const size_t chars = atom.getSymbol().size() + (hs > 0 ? (hs > 1 ? 2 : 1) : 0) + (atom.getFormalCharge() != 0 ? 1 : 0);
+  const size_t chars =
+      atom.getSymbol().size() + (hs > 0 ? (hs > 1 ? 2 : 1) : 0) + (atom.getFormalCharge() != 0 ? 1 : 0);
   return 0.3 * static_cast<double>(chars);
 }
 
@@ -67,7 +68,8 @@ void numberAtoms(RDKit::RWMol& mol, const DepictOptions& options) {
 
 // Draws `source` with the options' amber highlights and `problems` in red. An unsanitized molecule
 // (one that failed with a chemistry error) is drawn as written, without kekulization.
-std::string drawSvg(const RDKit::ROMol& source, const DepictOptions& options, const std::vector<int>& problems, bool sanitized) {
+std::string drawSvg(const RDKit::ROMol& source, const DepictOptions& options, const std::vector<int>& problems,
+                    bool sanitized) {
   RDKit::RWMol mol(source);
   layOut(mol);
   numberAtoms(mol, options);
@@ -108,7 +110,8 @@ std::string depictSvg(std::string_view smiles, const DepictOptions& options) {
   }
 }
 
-HeatmapDepiction depictHeatmapSvg(std::string_view smiles, const std::vector<double>& values, const DepictOptions& options) {
+HeatmapDepiction depictHeatmapSvg(std::string_view smiles, const std::vector<double>& values,
+                                  const DepictOptions& options) {
   HeatmapDepiction out;
   auto parsed = parseSmiles(smiles);
   if (!parsed.mol || values.size() != parsed.mol->getNumAtoms()) return out;

@@ -28,9 +28,9 @@ struct DepictOptions {
 std::string depictSvg(std::string_view smiles, const DepictOptions& options = {});
 
 struct HeatmapDepiction {
-  std::string svg;                              // "" on failure
+  std::string svg;                                 // "" on failure
   std::vector<std::pair<double, double>> atom_xy;  // each atom's drawing position (pixels)
-  double scale = 0;                             // |value| drawn at full colour
+  double scale = 0;                                // |value| drawn at full colour
 };
 
 // The molecule with each atom highlighted on a diverging scale: blue for negative, red for

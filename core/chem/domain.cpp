@@ -44,7 +44,8 @@ DomainFeatures domainFeatures(const RDKit::ROMol& parsed) {
     std::vector<unsigned int> order;
     if (!parsed.hasProp(RDKit::common_properties::_smilesAtomOutputOrder)) (void)RDKit::MolToSmiles(parsed);
     std::unique_ptr<RDKit::ROMol> renumbered;
-    if (parsed.getPropIfPresent(RDKit::common_properties::_smilesAtomOutputOrder, order) && order.size() == parsed.getNumAtoms())
+    if (parsed.getPropIfPresent(RDKit::common_properties::_smilesAtomOutputOrder, order) &&
+        order.size() == parsed.getNumAtoms())
       renumbered.reset(RDKit::MolOps::renumberAtoms(parsed, order));
     const RDKit::ROMol& mol = renumbered ? *renumbered : parsed;
     std::set<int> elements;
@@ -72,8 +73,10 @@ MolPtr largestFragment(const RDKit::ROMol& mol, std::vector<std::string>* remove
     bool skipped_parent = false;
     for (const auto& f : RDKit::MolOps::getMolFrags(mol, false)) {
       std::string s = RDKit::MolToSmiles(*f);
-      if (!skipped_parent && s == kept) skipped_parent = true;
-      else removed->push_back(std::move(s));
+      if (!skipped_parent && s == kept)
+        skipped_parent = true;
+      else
+        removed->push_back(std::move(s));
     }
     return parent;
   } catch (...) {

@@ -19,9 +19,9 @@ inline constexpr int kDomainRadius = 2;
 inline constexpr int kDomainBits = 2048;
 
 struct DomainFeatures {
-  std::vector<int> elements;  // distinct atomic numbers, ascending
+  std::vector<int> elements;        // distinct atomic numbers, ascending
   std::vector<int> atomic_numbers;  // per atom
-  int fragments = 0;          // connected components
+  int fragments = 0;                // connected components
   int heavy_atoms = 0;
   // Per atom (index = atom in the parsed molecule): the Morgan environment identifier (RDKit's
   // unfolded 32-bit invariant, chirality off, bond types on) of radius 1 and of radius 2; 0 where

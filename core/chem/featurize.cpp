@@ -63,7 +63,7 @@ MoleculeRow featurizeRecord(const data::RawRecord& record, const FeaturizeOption
     return row;
   }
   ParsedMolecule parsed = record.kind == data::RecordKind::Smiles ? parseSmiles(record.text, options.parse)
-                                                                    : parseMolBlock(record.text, options.parse);
+                                                                  : parseMolBlock(record.text, options.parse);
   row.status = parsed.status;
   row.num_atoms = parsed.num_atoms;
   if (!parsed.status.isOk()) return row;
@@ -83,7 +83,8 @@ MoleculeRow featurizeRecord(const data::RawRecord& record, const FeaturizeOption
   return row;
 }
 
-std::vector<const graph::Featurized*> featurizedMolecules(const std::vector<MoleculeRow>& rows, std::vector<int>* index_of_row) {
+std::vector<const graph::Featurized*> featurizedMolecules(const std::vector<MoleculeRow>& rows,
+                                                          std::vector<int>* index_of_row) {
   std::vector<const graph::Featurized*> out;
   index_of_row->assign(rows.size(), -1);
   for (size_t r = 0; r < rows.size(); ++r) {

@@ -41,9 +41,9 @@ struct FeaturizeOptions {
 struct MoleculeRow : data::RowIdentity {
   int num_atoms = 0;
   std::optional<graph::Featurized> features;  // set iff status is ok
-  std::vector<int> atom_of_node;  // graph node k is atom atom_of_node[k] of the parsed molecule
-  MolPtr mol;                    // only with keep_molecule
-  std::optional<DomainFeatures> domain;  // only with FeaturizeOptions::domain, when parsed
+  std::vector<int> atom_of_node;              // graph node k is atom atom_of_node[k] of the parsed molecule
+  MolPtr mol;                                 // only with keep_molecule
+  std::optional<DomainFeatures> domain;       // only with FeaturizeOptions::domain, when parsed
 };
 
 // atom_of_node (optional) receives, for each graph node, the index of its atom in `mol`.
@@ -55,6 +55,7 @@ MoleculeRow featurizeRecord(const data::RawRecord& record, const FeaturizeOption
 
 // The featurized molecules of `rows`, in row order, for the engine; index_of_row[r] is row r's
 // position among them, or -1 for a row without features.
-std::vector<const graph::Featurized*> featurizedMolecules(const std::vector<MoleculeRow>& rows, std::vector<int>* index_of_row);
+std::vector<const graph::Featurized*> featurizedMolecules(const std::vector<MoleculeRow>& rows,
+                                                          std::vector<int>* index_of_row);
 
 }  // namespace gs::chem

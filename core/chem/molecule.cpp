@@ -85,8 +85,8 @@ Status preCheck(std::string_view smiles, const ParseOptions& options) {
   }
   const int lower = atomLowerBound(smiles);
   if (lower > options.max_atoms)
-    return {StatusCode::TooManyAtoms, "at least " + std::to_string(lower) + " atoms (limit " +
-                                          std::to_string(options.max_atoms) + ")"};
+    return {StatusCode::TooManyAtoms,
+            "at least " + std::to_string(lower) + " atoms (limit " + std::to_string(options.max_atoms) + ")"};
   return Status::ok();
 }
 
@@ -111,8 +111,8 @@ ParsedMolecule finish(RDKit::ROMol* raw, const ParseOptions& options, const char
     out.status = {StatusCode::NoAtoms, "the molecule has no atoms"};
     out.mol.reset();
   } else if (out.num_atoms > options.max_atoms) {
-    out.status = {StatusCode::TooManyAtoms, std::to_string(out.num_atoms) + " atoms (limit " +
-                                                std::to_string(options.max_atoms) + ")"};
+    out.status = {StatusCode::TooManyAtoms,
+                  std::to_string(out.num_atoms) + " atoms (limit " + std::to_string(options.max_atoms) + ")"};
     out.mol.reset();
   }
   return out;

@@ -128,7 +128,8 @@ graph::MolGraph ogbGraph(const RDKit::ROMol& mol, AtomOrder order) {
 }
 
 namespace {
-constexpr NameTable<AtomOrder, 2> kAtomOrders{{AtomOrder::Canonical, "canonical"}, {AtomOrder::AsWritten, "as-written"}};
+constexpr NameTable<AtomOrder, 2> kAtomOrders{{AtomOrder::Canonical, "canonical"},
+                                              {AtomOrder::AsWritten, "as-written"}};
 }  // namespace
 
 const char* atomOrderName(AtomOrder order) { return nameIn(kAtomOrders, order); }

@@ -44,8 +44,7 @@ std::string cleanMessage(const std::string& raw) {
     if (line.size() > 11 && line[0] == '[' && line[9] == ']') line = line.substr(11);
     while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
     const bool pointer_line = line.find_first_not_of(" ^") == std::string::npos;
-    if (!line.empty() && !pointer_line && line.rfind("SMILES Parse Error: Failed parsing", 0) != 0)
-      best = line;
+    if (!line.empty() && !pointer_line && line.rfind("SMILES Parse Error: Failed parsing", 0) != 0) best = line;
     start = end + 1;
   }
   if (best.size() > 300) best = best.substr(0, 300) + "...";

@@ -34,9 +34,11 @@ bool endsWith(const std::string& s, const char* suffix) {
 }
 
 // The first suffix of each codec is the one outputs are named with.
-const CodecSuffix kSuffixes[] = {
-    {".gz", Codec::Gzip, true}, {".gzip", Codec::Gzip, false}, {".bz2", Codec::Bzip2, true},
-    {".zst", Codec::Zstd, true}, {".zstd", Codec::Zstd, false}};
+const CodecSuffix kSuffixes[] = {{".gz", Codec::Gzip, true},
+                                 {".gzip", Codec::Gzip, false},
+                                 {".bz2", Codec::Bzip2, true},
+                                 {".zst", Codec::Zstd, true},
+                                 {".zstd", Codec::Zstd, false}};
 
 // One codec's streaming decoder: consumes from `in` (advancing `used`), writes at most `cap` bytes.
 class Decoder {
@@ -65,7 +67,8 @@ class GzipDecoder final : public Decoder {
     const int r = inflate(&z_, Z_NO_FLUSH);
     used = size - z_.avail_in;
     produced = cap - z_.avail_out;
-    if (r == Z_STREAM_END) ended_ = true;
+    if (r == Z_STREAM_END)
+      ended_ = true;
     else if (r != Z_OK && r != Z_BUF_ERROR)
       return {StatusCode::MalformedRecord, std::string("corrupt gzip data: ") + (z_.msg ? z_.msg : "inflate failed")};
     return Status::ok();
@@ -98,8 +101,10 @@ class Bzip2Decoder final : public Decoder {
     const int r = BZ2_bzDecompress(&b_);
     used = size - b_.avail_in;
     produced = cap - b_.avail_out;
-    if (r == BZ_STREAM_END) ended_ = true;
-    else if (r != BZ_OK) return {StatusCode::MalformedRecord, "corrupt bzip2 data (code " + std::to_string(r) + ")"};
+    if (r == BZ_STREAM_END)
+      ended_ = true;
+    else if (r != BZ_OK)
+      return {StatusCode::MalformedRecord, "corrupt bzip2 data (code " + std::to_string(r) + ")"};
     return Status::ok();
   }
   bool atEnd() const override { return ended_; }
@@ -121,9 +126,12 @@ class ZstdDecoder final : public Decoder {
     const size_t r = ZSTD_decompressStream(d_, &output, &input);
     used = input.pos;
     produced = output.pos;
-    if (ZSTD_isError(r)) return {StatusCode::MalformedRecord, std::string("corrupt zstd data: ") + ZSTD_getErrorName(r)};
-    if (r == 0) ended_ = true;
-    else if (used > 0 || produced > 0) ended_ = false;
+    if (ZSTD_isError(r))
+      return {StatusCode::MalformedRecord, std::string("corrupt zstd data: ") + ZSTD_getErrorName(r)};
+    if (r == 0)
+      ended_ = true;
+    else if (used > 0 || produced > 0)
+      ended_ = false;
     return Status::ok();
   }
   bool atEnd() const override { return ended_; }
@@ -174,7 +182,9 @@ class DecompressBuf final : public std::streambuf {
         return traits_type::to_int_type(*gptr());
       }
       if (in_pos_ == in_len_ && in_eof_) {
-        if (!decoder_->atEnd()) return fail(std::string("truncated ") + codecName(codec_) + " data (the file ends inside a compressed stream)");
+        if (!decoder_->atEnd())
+          return fail(std::string("truncated ") + codecName(codec_) +
+                      " data (the file ends inside a compressed stream)");
         return traits_type::eof();
       }
       idle = used == 0 ? idle + 1 : 0;
@@ -329,8 +339,10 @@ class CompressBuf final : public std::streambuf {
  private:
   bool drain(bool finish) {
     const size_t n = static_cast<size_t>(pptr() - pbase());
-    if (encoder_) ok_ = encoder_->write(pbase(), n, finish, sink_) && ok_;
-    else ok_ = static_cast<bool>(sink_.write(pbase(), static_cast<std::streamsize>(n))) && ok_;
+    if (encoder_)
+      ok_ = encoder_->write(pbase(), n, finish, sink_) && ok_;
+    else
+      ok_ = static_cast<bool>(sink_.write(pbase(), static_cast<std::streamsize>(n))) && ok_;
     setp(buffer_.data(), buffer_.data() + buffer_.size());
     return ok_;
   }
@@ -395,10 +407,12 @@ Result<std::unique_ptr<InputFile>> InputFile::open(const std::string& path) {
   auto decoder = makeDecoder(codec);
   if (!decoder) {
     ::close(fd);
-    return Status{StatusCode::InvalidArgument, path + " is " + codecName(codec) +
-                                               "-compressed, and this build has no " + codecName(codec) + " support"};
+    return Status{
+        StatusCode::InvalidArgument,
+        path + " is " + codecName(codec) + "-compressed, and this build has no " + codecName(codec) + " support"};
   }
-  return std::unique_ptr<InputFile>(new InputFile(std::make_unique<DecompressBuf>(fd, codec, std::move(decoder)), codec));
+  return std::unique_ptr<InputFile>(
+      new InputFile(std::make_unique<DecompressBuf>(fd, codec, std::move(decoder)), codec));
 }
 
 Status InputFile::error() const {
@@ -415,8 +429,10 @@ CompressingStream::CompressingStream(std::ostream& sink, Codec codec)
 CompressingStream::~CompressingStream() { static_cast<CompressBuf*>(buf_.get())->finish(); }
 
 Status CompressingStream::finish() {
-  if (!good()) return {StatusCode::IoError, "cannot write compressed output (codec missing in this build, or a write error)"};
-  if (!static_cast<CompressBuf*>(buf_.get())->finish()) return {StatusCode::IoError, "error writing compressed output (disk full?)"};
+  if (!good())
+    return {StatusCode::IoError, "cannot write compressed output (codec missing in this build, or a write error)"};
+  if (!static_cast<CompressBuf*>(buf_.get())->finish())
+    return {StatusCode::IoError, "error writing compressed output (disk full?)"};
   return Status::ok();
 }
 

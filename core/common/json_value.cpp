@@ -26,16 +26,13 @@ class JsonParser {
  private:
   static constexpr int kMaxDepth = 64;
 
-  Status fail() const {
-    return {StatusCode::MalformedRecord, "JSON: " + error_ + " at byte " + std::to_string(pos_)};
-  }
+  Status fail() const { return {StatusCode::MalformedRecord, "JSON: " + error_ + " at byte " + std::to_string(pos_)}; }
   bool err(const char* message) {
     if (error_.empty()) error_ = message;
     return false;
   }
   void skipSpace() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
-      ++pos_;
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) ++pos_;
   }
   bool literal(std::string_view word) {
     if (s_.substr(pos_, word.size()) != word) return err("invalid literal");
@@ -50,8 +47,14 @@ class JsonParser {
       case '{': return object(v, depth);
       case '[': return array(v, depth);
       case '"': v.type_ = JsonValue::Type::String; return string(v.string_);
-      case 't': v.type_ = JsonValue::Type::Bool; v.bool_ = true; return literal("true");
-      case 'f': v.type_ = JsonValue::Type::Bool; v.bool_ = false; return literal("false");
+      case 't':
+        v.type_ = JsonValue::Type::Bool;
+        v.bool_ = true;
+        return literal("true");
+      case 'f':
+        v.type_ = JsonValue::Type::Bool;
+        v.bool_ = false;
+        return literal("false");
       case 'n': v.type_ = JsonValue::Type::Null; return literal("null");
       default: return number(v);
     }
@@ -77,7 +80,10 @@ class JsonParser {
       if (!value(member, depth + 1)) return false;
       v.object_.emplace_back(std::move(key), std::move(member));
       skipSpace();
-      if (pos_ < s_.size() && s_[pos_] == ',') { ++pos_; continue; }
+      if (pos_ < s_.size() && s_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
       if (pos_ < s_.size() && s_[pos_] == '}') return ++pos_, true;
       return err("expected ',' or '}'");
     }
@@ -94,7 +100,10 @@ class JsonParser {
       if (!value(item, depth + 1)) return false;
       v.array_.push_back(std::move(item));
       skipSpace();
-      if (pos_ < s_.size() && s_[pos_] == ',') { ++pos_; continue; }
+      if (pos_ < s_.size() && s_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
       if (pos_ < s_.size() && s_[pos_] == ']') return ++pos_, true;
       return err("expected ',' or ']'");
     }
@@ -106,10 +115,14 @@ class JsonParser {
     for (int i = 0; i < 4; ++i) {
       const char c = s_[pos_++];
       out <<= 4;
-      if (c >= '0' && c <= '9') out |= static_cast<uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f') out |= static_cast<uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') out |= static_cast<uint32_t>(c - 'A' + 10);
-      else return err("invalid \\u escape");
+      if (c >= '0' && c <= '9')
+        out |= static_cast<uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        out |= static_cast<uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        out |= static_cast<uint32_t>(c - 'A' + 10);
+      else
+        return err("invalid \\u escape");
     }
     return true;
   }
@@ -136,7 +149,9 @@ class JsonParser {
     if (pos_ >= s_.size()) return err("truncated escape");
     const char c = s_[pos_++];
     switch (c) {
-      case '"': case '\\': case '/': out += c; return true;
+      case '"':
+      case '\\':
+      case '/': out += c; return true;
       case 'b': out += '\b'; return true;
       case 'f': out += '\f'; return true;
       case 'n': out += '\n'; return true;
@@ -183,8 +198,10 @@ class JsonParser {
       while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') ++pos_;
       return pos_ - from;
     };
-    if (pos_ < s_.size() && s_[pos_] == '0') ++pos_;
-    else if (digits() == 0) return err("invalid value");
+    if (pos_ < s_.size() && s_[pos_] == '0')
+      ++pos_;
+    else if (digits() == 0)
+      return err("invalid value");
     if (pos_ < s_.size() && s_[pos_] == '.') {
       ++pos_;
       if (digits() == 0) return err("invalid number");

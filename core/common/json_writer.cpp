@@ -94,7 +94,8 @@ size_t utf8Length(std::string_view s, size_t i) {
   for (size_t k = 1; k < n; ++k)
     if ((at(i + k) & 0xC0) != 0x80) return 0;
   const unsigned char d = at(i + 1);
-  if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d >= 0xA0) || (c == 0xF0 && d < 0x90) || (c == 0xF4 && d >= 0x90)) return 0;
+  if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d >= 0xA0) || (c == 0xF0 && d < 0x90) || (c == 0xF4 && d >= 0x90))
+    return 0;
   return n;
 }
 

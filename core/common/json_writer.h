@@ -27,7 +27,9 @@ class JsonWriter {
   // A value that is already JSON text (written as it is).
   JsonWriter& raw(std::string_view json);
   template <typename T>
-  JsonWriter& field(std::string_view k, const T& v) { return key(k).value(v); }
+  JsonWriter& field(std::string_view k, const T& v) {
+    return key(k).value(v);
+  }
 
   static std::string escape(std::string_view s);
 

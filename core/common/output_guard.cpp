@@ -16,8 +16,8 @@ Status checkOutputsAreNotInputs(const std::vector<std::string>& outputs, const s
     for (const auto& in : inputs)
       if (sameFile(out, in)) {
         const std::string how = out == in ? "" : " under another name or link";
-        return {StatusCode::InvalidArgument, "refusing to write '" + out + "': it is the input file '" + in + "'" + how +
-                                                 "; choose another output name so the input is kept"};
+        return {StatusCode::InvalidArgument, "refusing to write '" + out + "': it is the input file '" + in + "'" +
+                                                 how + "; choose another output name so the input is kept"};
       }
   return Status::ok();
 }

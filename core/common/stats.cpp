@@ -62,7 +62,8 @@ double auroc(const std::vector<double>& score, const std::vector<bool>& positive
 
 Result<ConformalScores> ConformalScores::fromScores(std::vector<double> scores) {
   for (double s : scores)
-    if (!std::isfinite(s) || s < 0) return Status(StatusCode::InvalidArgument, "conformal scores must be finite and >= 0");
+    if (!std::isfinite(s) || s < 0)
+      return Status(StatusCode::InvalidArgument, "conformal scores must be finite and >= 0");
   std::sort(scores.begin(), scores.end());
   ConformalScores out;
   out.sorted_ = std::move(scores);

@@ -10,18 +10,18 @@ namespace gs {
 
 enum class StatusCode {
   Ok = 0,
-  Empty,           // blank input
-  SyntaxError,     // SMILES/SDF could not be read
-  ChemistryError,  // RDKit sanitization rejected the molecule
-  TooManyAtoms,    // larger than the configured atom limit
-  NoAtoms,         // parsed, but the molecule has zero atoms
-  MalformedRecord, // CSV/SDF record structure is broken
+  Empty,            // blank input
+  SyntaxError,      // SMILES/SDF could not be read
+  ChemistryError,   // RDKit sanitization rejected the molecule
+  TooManyAtoms,     // larger than the configured atom limit
+  NoAtoms,          // parsed, but the molecule has zero atoms
+  MalformedRecord,  // CSV/SDF record structure is broken
   InvalidArgument,
   IoError,
   Cancelled,
-  OutOfMemory,     // a batch (or one molecule) did not fit in memory
+  OutOfMemory,  // a batch (or one molecule) did not fit in memory
   Internal,
-  Crashed,         // the worker process died on this molecule (screening quarantine)
+  Crashed,  // the worker process died on this molecule (screening quarantine)
 };
 
 // Stable, lower-case names used in CSV/JSON output ("ok", "syntax_error", ...).
@@ -49,7 +49,7 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {}  // NOLINT
   bool isOk() const { return value_.has_value(); }
   const Status& status() const { return status_; }

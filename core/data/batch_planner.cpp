@@ -17,7 +17,7 @@ std::vector<Batch> planBatches(const std::vector<int>& sizes, const PlanOptions&
     std::iota(order.begin(), order.end(), start);
     // stable: equal sizes keep input order, so the plan is deterministic
     if (options.bucketing)
-        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return sizes[a] < sizes[b]; });
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return sizes[a] < sizes[b]; });
     Batch current;
     int current_max = 0;
     for (int idx : order) {

@@ -16,10 +16,10 @@ namespace gs::data {
 struct PlanOptions {
   static constexpr int64_t kDefaultPaddedNodes = 1024;
   static constexpr int64_t kDefaultAttentionCells = 32768;
-  int max_batch_size = 32;     // at most this many molecules per batch
-  bool bucketing = true;       // false: batches of consecutive molecules, in input order
-  int window = 1024;           // molecules sorted together when bucketing
-  int64_t max_padded_nodes = kDefaultPaddedNodes;         // > 0: molecules * max atoms stays within this
+  int max_batch_size = 32;                               // at most this many molecules per batch
+  bool bucketing = true;                                 // false: batches of consecutive molecules, in input order
+  int window = 1024;                                     // molecules sorted together when bucketing
+  int64_t max_padded_nodes = kDefaultPaddedNodes;        // > 0: molecules * max atoms stays within this
   int64_t max_attention_cells = kDefaultAttentionCells;  // > 0: molecules * max atoms^2 stays within this
 };
 

@@ -140,8 +140,8 @@ bool CsvReader::next(RawRecord& out) {
              (fields.size() > width &&  // extra fields are fine only when empty (trailing commas)
               std::any_of(fields.begin() + static_cast<long>(width), fields.end(),
                           [](const std::string& f) { return !detail::isBlank(f); }))) {
-    out.status = {StatusCode::MalformedRecord, "row has " + std::to_string(fields.size()) +
-                                                   " fields, the header has " + std::to_string(width)};
+    out.status = {StatusCode::MalformedRecord,
+                  "row has " + std::to_string(fields.size()) + " fields, the header has " + std::to_string(width)};
   } else {
     out.text = fields[smiles_col_];
   }

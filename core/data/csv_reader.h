@@ -28,7 +28,7 @@ class CsvReader final : public RecordReader {
 
   std::istream& in_;
   char delim_;
-  std::string pending_;        // the first line, read to detect the delimiter
+  std::string pending_;  // the first line, read to detect the delimiter
   bool has_pending_ = false;
   std::vector<std::string> header_;
   int smiles_col_ = 0;

@@ -16,8 +16,8 @@ std::string CsvWriter::validUtf8(std::string_view text) {
     for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
     if (ok && len > 1) {  // reject overlong forms and surrogates
       const auto c1 = static_cast<unsigned char>(text[i + 1]);
-      ok = !(c == 0xC0 || c == 0xC1 || (c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) || (c == 0xF0 && c1 < 0x90) ||
-             c > 0xF4 || (c == 0xF4 && c1 >= 0x90));
+      ok = !(c == 0xC0 || c == 0xC1 || (c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) ||
+             (c == 0xF0 && c1 < 0x90) || c > 0xF4 || (c == 0xF4 && c1 >= 0x90));
     }
     if (ok) {
       out.append(text.substr(i, len));

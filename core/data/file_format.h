@@ -28,16 +28,16 @@ enum class FieldLayout {
 };
 
 struct MimeType {
-  const char* type;     // "chemical/x-daylight-smiles"
-  const char* comment;  // shown by file managers
+  const char* type;                     // "chemical/x-daylight-smiles"
+  const char* comment;                  // shown by file managers
   std::vector<const char*> extensions;  // the globs of this type, without "*."
   bool ours;  // defined in our shared-mime-info XML and claimed by the desktop entry (not text/csv)
 };
 
 struct FileFormatInfo {
   FileFormat format;
-  const char* name;         // in plans, messages and `graphormer-cli formats`
-  const char* description;  // one line for help texts and tooltips
+  const char* name;            // in plans, messages and `graphormer-cli formats`
+  const char* description;     // one line for help texts and tooltips
   std::vector<MimeType> mime;  // its extensions are the format's; the first one is the usual one
   FieldLayout fields;
   bool import_dialog;  // the app asks which columns hold SMILES and names before reading

@@ -43,7 +43,8 @@ class SegmentStream::Buf final : public std::streambuf {
           return traits_type::to_int_type(*gptr());
         }
         if (s.length >= 0) {
-          error_ = {StatusCode::IoError, "the file is shorter than planned (ends at byte " + std::to_string(file_offset_) + ")"};
+          error_ = {StatusCode::IoError,
+                    "the file is shorter than planned (ends at byte " + std::to_string(file_offset_) + ")"};
           setg(buffer_.data(), buffer_.data(), buffer_.data());
           return traits_type::eof();
         }

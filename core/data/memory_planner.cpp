@@ -92,7 +92,8 @@ BudgetPlan planWithinBudget(const std::vector<int>& sizes, const MemoryModel& mo
     const size_t end = std::min(sizes.size(), begin + std::max<size_t>(1, window));
     std::vector<int> order(end - begin);
     std::iota(order.begin(), order.end(), static_cast<int>(begin));
-    if (options.bucketing) std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return sizes[a] < sizes[b]; });
+    if (options.bucketing)
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return sizes[a] < sizes[b]; });
     Batch current;
     int current_max = 0;
     for (int i : order) {

@@ -30,8 +30,8 @@ class MemoryModel {
 };
 
 struct BudgetPlan {
-  std::vector<Batch> batches;     // every index not over budget, in exactly one batch
-  std::vector<int> over_budget;   // molecules that alone are predicted to exceed the budget
+  std::vector<Batch> batches;    // every index not over budget, in exactly one batch
+  std::vector<int> over_budget;  // molecules that alone are predicted to exceed the budget
 };
 
 // Molecules sorted by size within `options.window`; each batch is the largest (at most

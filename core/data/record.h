@@ -11,11 +11,11 @@ namespace gs::data {
 enum class RecordKind { Smiles, MolBlock };
 
 struct RawRecord {
-  int64_t row = 0;        // 1-based data row (CSV header and comment lines are not rows)
-  std::string id;         // name/ID column, SDF title or property; row number when absent
-  std::string text;       // SMILES or molblock
+  int64_t row = 0;   // 1-based data row (CSV header and comment lines are not rows)
+  std::string id;    // name/ID column, SDF title or property; row number when absent
+  std::string text;  // SMILES or molblock
   RecordKind kind = RecordKind::Smiles;
-  Status status;          // not ok when the record itself is malformed (text then empty)
+  Status status;                    // not ok when the record itself is malformed (text then empty)
   std::vector<std::string> fields;  // CSV: every field of the row; SDF: unused
 };
 
@@ -27,7 +27,7 @@ struct RowIdentity {
   std::string input;      // SMILES as given (SDF: the canonical SMILES)
   std::string canonical;  // "" when the molecule could not be read
   Status status;
-  std::string note;       // what was done to an ok row's molecule (e.g. a salt stripped); "" = nothing
+  std::string note;  // what was done to an ok row's molecule (e.g. a salt stripped); "" = nothing
 };
 
 }  // namespace gs::data

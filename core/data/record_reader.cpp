@@ -2,7 +2,6 @@
 
 #include "common/compression.h"
 
-
 namespace gs::data {
 namespace {
 

@@ -19,15 +19,15 @@ struct ReaderOptions {
   // and the row number.
   std::string smiles_column;
   std::string id_column;
-  bool csv_header = true;      // false: no header row, columns by index only
+  bool csv_header = true;  // false: no header row, columns by index only
   // '\0': detected from the first line (the most frequent of ',', ';' and tab outside quotes;
   // a tie or none: ',' for .csv, tab for .tsv); CXSMILES files are always tab-separated.
   char csv_delimiter = '\0';
-  std::string sdf_id_property; // SDF: take the ID from this data item instead of the title
+  std::string sdf_id_property;  // SDF: take the ID from this data item instead of the title
   // SDF: the data items that are columns, in this order, from the first record on (a header can
   // then be written before reading; scanSdfItems lists a file's). Empty: every item, as first seen.
   std::vector<std::string> sdf_items;
-  int64_t first_row = 1;       // number of the first record read (a reader over part of a file)
+  int64_t first_row = 1;  // number of the first record read (a reader over part of a file)
 };
 
 class RecordReader {
@@ -45,12 +45,10 @@ class RecordReader {
   virtual Status inputError() const { return Status::ok(); }
 };
 
-std::unique_ptr<RecordReader> makeReader(FileFormat format, std::istream& in,
-                                         const ReaderOptions& options = {});
+std::unique_ptr<RecordReader> makeReader(FileFormat format, std::istream& in, const ReaderOptions& options = {});
 // Opens the file and picks the reader from its extension; the reader owns the stream. Compressed
 // files (gzip, bzip2, zstd: recognised by content) are decompressed while reading.
-Result<std::unique_ptr<RecordReader>> openReader(const std::string& path,
-                                                 const ReaderOptions& options = {});
+Result<std::unique_ptr<RecordReader>> openReader(const std::string& path, const ReaderOptions& options = {});
 // The names of every data item in an SD file, in order of first appearance (reads the whole file).
 Result<std::vector<std::string>> scanSdfItems(const std::string& path, const ReaderOptions& options = {});
 // The delimiter of a delimited text line: the most frequent of ',', ';' and tab outside double

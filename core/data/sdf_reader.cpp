@@ -28,7 +28,10 @@ void SdfReader::setItem(RawRecord& out, const std::string& name, const std::stri
 }
 
 SdfReader::SdfReader(std::istream& in, const ReaderOptions& options)
-    : in_(in), id_property_(options.sdf_id_property), columns_(options.sdf_items), fixed_columns_(!options.sdf_items.empty()),
+    : in_(in),
+      id_property_(options.sdf_id_property),
+      columns_(options.sdf_items),
+      fixed_columns_(!options.sdf_items.empty()),
       row_(options.first_row - 1) {
   detail::skipBom(in_);
 }
@@ -85,8 +88,7 @@ bool SdfReader::next(RawRecord& out) {
   out.id = id_property_.empty() ? title : property_id;
   while (!out.id.empty() && (out.id.back() == ' ' || out.id.back() == '\t')) out.id.pop_back();
   if (out.id.empty()) out.id = std::to_string(out.row);
-  if (in_block && nonblank)
-    out.status = {StatusCode::MalformedRecord, "record has no 'M  END' line"};
+  if (in_block && nonblank) out.status = {StatusCode::MalformedRecord, "record has no 'M  END' line"};
   return true;
 }
 

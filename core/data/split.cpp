@@ -35,9 +35,14 @@ std::vector<std::vector<size_t>> groupsOf(const std::vector<std::string>& keys) 
 std::string splitJson(const SplitOptions& o) {
   std::ostringstream out;
   JsonWriter w(out);
-  w.beginObject().field("split", splitKindName(o.kind)).field("seed", static_cast<int64_t>(o.seed))
-      .field("valid_fraction", o.valid_fraction).field("test_fraction", o.test_fraction)
-      .field("calib_fraction", o.calib_fraction).field("cluster_similarity", o.cluster_similarity).endObject();
+  w.beginObject()
+      .field("split", splitKindName(o.kind))
+      .field("seed", static_cast<int64_t>(o.seed))
+      .field("valid_fraction", o.valid_fraction)
+      .field("test_fraction", o.test_fraction)
+      .field("calib_fraction", o.calib_fraction)
+      .field("cluster_similarity", o.cluster_similarity)
+      .endObject();
   return out.str();
 }
 
@@ -48,7 +53,8 @@ const char* subsetName(Subset subset) { return nameIn(kSubsets, subset); }
 Result<std::vector<Subset>> splitDataset(size_t n, const SplitOptions& o, const std::vector<std::string>& keys) {
   if (!(o.valid_fraction >= 0 && o.test_fraction >= 0 && o.calib_fraction >= 0 &&
         o.valid_fraction + o.test_fraction + o.calib_fraction < 1))
-    return Status(StatusCode::InvalidArgument, "validation, calibration and test fractions must be >= 0 and sum to less than 1");
+    return Status(StatusCode::InvalidArgument,
+                  "validation, calibration and test fractions must be >= 0 and sum to less than 1");
   const auto count = [n](double f) { return static_cast<size_t>(std::llround(f * double(n))); };
   const size_t n_test = count(o.test_fraction), n_valid = count(o.valid_fraction), n_calib = count(o.calib_fraction);
   std::vector<Subset> out(n, Subset::Train);
@@ -58,13 +64,15 @@ Result<std::vector<Subset>> splitDataset(size_t n, const SplitOptions& o, const 
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), rng);
     for (size_t k = 0; k < n; ++k)
-      out[order[k]] = k < n_test                     ? Subset::Test
+      out[order[k]] = k < n_test                       ? Subset::Test
                       : k < n_test + n_valid           ? Subset::Valid
                       : k < n_test + n_valid + n_calib ? Subset::Calib
                                                        : Subset::Train;
     return out;
   }
-  if (keys.size() != n) return Status(StatusCode::InvalidArgument, std::string("the ") + splitKindName(o.kind) + " split needs one group per molecule");
+  if (keys.size() != n)
+    return Status(StatusCode::InvalidArgument,
+                  std::string("the ") + splitKindName(o.kind) + " split needs one group per molecule");
   const auto groups = groupsOf(keys);
   std::vector<size_t> big, small;
   for (size_t g = 0; g < groups.size(); ++g)

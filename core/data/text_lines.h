@@ -26,8 +26,6 @@ inline void skipBom(std::istream& in) {
     while (matched-- > 0) buf->sungetc();
 }
 
-inline bool isBlank(const std::string& s) {
-  return s.find_first_not_of(" \t\r\n") == std::string::npos;
-}
+inline bool isBlank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
 
 }  // namespace gs::data::detail

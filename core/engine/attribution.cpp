@@ -10,12 +10,12 @@
 
 #include "common/named_enum.h"
 #include "data/batch_planner.h"
-#include "tensor/collate.h"
 #include "engine/activation_checkpoint.h"
 #include "engine/inference_session.h"
-#include "tensor/torch_compat.h"
 #include "model/checkpoint.h"
+#include "tensor/collate.h"
 #include "tensor/precision_dtype.h"
+#include "tensor/torch_compat.h"
 
 namespace gs::engine {
 namespace {
@@ -42,7 +42,7 @@ void storeAtoms(const std::vector<const graph::Featurized*>& mols, const std::ve
 struct Batch {
   std::vector<int> members;  // molecule indices
   tensor::GraphBatch graphs;
-  int node_offset = 0;       // the collate convention's node-index offset
+  int node_offset = 0;  // the collate convention's node-index offset
 };
 
 constexpr int64_t kCarbonIndex = 5;  // OGB atom feature 0 is atomic number - 1
@@ -123,8 +123,9 @@ std::optional<PathIntegral> integratePath(size_t molecules, int64_t rows, int st
     for (size_t i = 0; i < which.size(); ++i) {
       points[i].alpha = alphas[i];
       auto& g = grid[static_cast<size_t>(which[i])];
-      g.insert(std::upper_bound(g.begin(), g.end(), alphas[i], [](double a, const PathPoint& p) { return a < p.alpha; }),
-               std::move(points[i]));
+      g.insert(
+          std::upper_bound(g.begin(), g.end(), alphas[i], [](double a, const PathPoint& p) { return a < p.alpha; }),
+          std::move(points[i]));
     }
     return !(cb.cancelled && cb.cancelled());
   };
@@ -181,10 +182,10 @@ std::optional<PathIntegral> integratePath(size_t molecules, int64_t rows, int st
   return out;
 }
 
-void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder, const std::vector<const graph::Featurized*>& mols,
-                          Batch& batch, const AttributionOptions& o, const torch::Device& device, std::vector<Attribution>& out,
-                          const AttributionCallbacks& cb) {
-  auto& m = encoder;                               // layers and head (forward + backward)
+void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder,
+                          const std::vector<const graph::Featurized*>& mols, Batch& batch, const AttributionOptions& o,
+                          const torch::Device& device, std::vector<Attribution>& out, const AttributionCallbacks& cb) {
+  auto& m = encoder;                              // layers and head (forward + backward)
   auto& enc = *lm.model->encoder->graph_encoder;  // embeddings, bias, baselines (no gradients)
   const auto runner = checkpointRunner(lm.config.num_hidden_layers, o.checkpoint_ratio);
   torch::Tensor x, bias;
@@ -225,22 +226,24 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
       x0 = x * (1.0 - mask) + atoms0 * mask;
     }
     const auto delta = x - x0;
-    auto path = integratePath(batch.members.size(), t, o.steps, std::max(0.0, o.tolerance), cb, [&](const std::vector<int64_t>& which, const std::vector<double>& alphas, PathPoint* points) {
-      const bool everyone = static_cast<int64_t>(which.size()) == x.size(0);
-      const auto index = torch::tensor(which, torch::kLong).to(device);
-      auto pick = [&](const torch::Tensor& v) { return everyone ? v : v.index_select(0, index); };
-      const auto d = pick(delta);
-      auto a = torch::tensor(alphas, torch::kDouble).to(torch::kFloat).to(device).view({-1, 1, 1});
-      auto xs = (pick(x0) + d * a).detach().requires_grad_(true);
-      auto f = outputFor(m, xs, pick(bias), o.output, runner);
-      f.sum().backward();
-      const auto c = (d * xs.grad() * pick(mask)).sum(-1).to(torch::kCPU, torch::kDouble).contiguous();
-      const auto fc = f.detach().to(torch::kCPU, torch::kDouble).contiguous();
-      for (size_t i = 0; i < which.size(); ++i) {
-        points[i].f = fc.data_ptr<double>()[i];
-        points[i].atoms.assign(c.data_ptr<double>() + i * t, c.data_ptr<double>() + (i + 1) * t);
-      }
-    });
+    auto path = integratePath(
+        batch.members.size(), t, o.steps, std::max(0.0, o.tolerance), cb,
+        [&](const std::vector<int64_t>& which, const std::vector<double>& alphas, PathPoint* points) {
+          const bool everyone = static_cast<int64_t>(which.size()) == x.size(0);
+          const auto index = torch::tensor(which, torch::kLong).to(device);
+          auto pick = [&](const torch::Tensor& v) { return everyone ? v : v.index_select(0, index); };
+          const auto d = pick(delta);
+          auto a = torch::tensor(alphas, torch::kDouble).to(torch::kFloat).to(device).view({-1, 1, 1});
+          auto xs = (pick(x0) + d * a).detach().requires_grad_(true);
+          auto f = outputFor(m, xs, pick(bias), o.output, runner);
+          f.sum().backward();
+          const auto c = (d * xs.grad() * pick(mask)).sum(-1).to(torch::kCPU, torch::kDouble).contiguous();
+          const auto fc = f.detach().to(torch::kCPU, torch::kDouble).contiguous();
+          for (size_t i = 0; i < which.size(); ++i) {
+            points[i].f = fc.data_ptr<double>()[i];
+            points[i].atoms.assign(c.data_ptr<double>() + i * t, c.data_ptr<double>() + (i + 1) * t);
+          }
+        });
     if (!path) return;  // cancelled
     attr = path->attributions;
     fbase = path->f0;
@@ -250,7 +253,8 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
   const auto fxc = fx.to(torch::kCPU);
   const auto fbc = fbase.defined() ? fbase.to(torch::kCPU) : torch::Tensor();
   auto acc = a.accessor<double, 2>();
-  storeAtoms(mols, batch.members, scale, [&](int64_t b, int i) { return acc[b][1 + i]; }, out);
+  storeAtoms(
+      mols, batch.members, scale, [&](int64_t b, int i) { return acc[b][1 + i]; }, out);
   for (size_t b = 0; b < batch.members.size(); ++b) {
     Attribution& r = out[batch.members[b]];
     r.prediction = lm.metadata.denormalize(o.output, fxc[static_cast<int64_t>(b)].item<double>());
@@ -267,7 +271,8 @@ void rolloutAttributions(model::LoadedModel& lm, const std::vector<const graph::
   auto& m = *lm.model;
   std::vector<torch::Tensor> attention;
   std::vector<model::SelfAttentionImpl*> layers;
-  for (const auto& l : *m.encoder->graph_encoder->layers) layers.push_back(l->as<model::EncoderLayerImpl>()->self_attn.get());
+  for (const auto& l : *m.encoder->graph_encoder->layers)
+    layers.push_back(l->as<model::EncoderLayerImpl>()->self_attn.get());
   for (auto* l : layers) l->captureAttention(&attention);
   torch::Tensor y;
   {
@@ -275,7 +280,7 @@ void rolloutAttributions(model::LoadedModel& lm, const std::vector<const graph::
     y = m.forward(batch.graphs).to(torch::kCPU);
   }
   for (auto* l : layers) l->captureAttention(nullptr);
-    torch::NoGradGuard no_grad;
+  torch::NoGradGuard no_grad;
   torch::Tensor rollout;
   for (const auto& a : attention) {
     auto af = a.to(torch::kCPU, torch::kFloat);
@@ -284,11 +289,15 @@ void rolloutAttributions(model::LoadedModel& lm, const std::vector<const graph::
     mixed = mixed / mixed.sum(-1, true);
     rollout = rollout.defined() ? torch::bmm(mixed, rollout) : mixed;
   }
-  const auto roll = rollout.defined() ? rollout.to(torch::kDouble).contiguous() : torch::zeros({static_cast<int64_t>(batch.members.size()), 1, 1}, torch::kDouble);
+  const auto roll = rollout.defined()
+                        ? rollout.to(torch::kDouble).contiguous()
+                        : torch::zeros({static_cast<int64_t>(batch.members.size()), 1, 1}, torch::kDouble);
   auto acc = roll.accessor<double, 3>();
-  storeAtoms(mols, batch.members, 1.0, [&](int64_t b, int i) { return rollout.defined() ? acc[b][0][1 + i] : 0.0; }, out);
+  storeAtoms(
+      mols, batch.members, 1.0, [&](int64_t b, int i) { return rollout.defined() ? acc[b][0][1 + i] : 0.0; }, out);
   for (size_t b = 0; b < batch.members.size(); ++b)
-    out[batch.members[b]].prediction = lm.metadata.denormalize(output, y[static_cast<int64_t>(b)][output].item<double>());
+    out[batch.members[b]].prediction =
+        lm.metadata.denormalize(output, y[static_cast<int64_t>(b)][output].item<double>());
 }
 
 }  // namespace
@@ -303,12 +312,15 @@ constexpr NameTable<AttributionBaseline, 3> kBaselines = {{AttributionBaseline::
 }  // namespace
 
 const char* attributionMethodName(AttributionMethod m) { return nameIn(kMethods, m); }
-Result<AttributionMethod> parseAttributionMethod(const std::string& name) { return parseIn(kMethods, name, "explanation method"); }
+Result<AttributionMethod> parseAttributionMethod(const std::string& name) {
+  return parseIn(kMethods, name, "explanation method");
+}
 const char* baselineName(AttributionBaseline b) { return nameIn(kBaselines, b); }
 Result<AttributionBaseline> parseBaseline(const std::string& name) { return parseIn(kBaselines, name, "baseline"); }
 
-Result<std::vector<Attribution>> attribute(const model::LoadedModel& model, const std::vector<const graph::Featurized*>& molecules,
-                                         const AttributionOptions& o, const AttributionCallbacks& cb) {
+Result<std::vector<Attribution>> attribute(const model::LoadedModel& model,
+                                           const std::vector<const graph::Featurized*>& molecules,
+                                           const AttributionOptions& o, const AttributionCallbacks& cb) {
   if (o.output < 0 || o.output >= model.config.num_classes)
     return Status(StatusCode::InvalidArgument, "the model has no output " + std::to_string(o.output));
   if (const auto& t = tensor::traits(o.precision); !t.trains)
@@ -360,10 +372,13 @@ Result<std::vector<Attribution>> attribute(const model::LoadedModel& model, cons
     batch.graphs = tensor::collate(members, collate).to(device);
     batch.node_offset = graph::nodeIndexOffset(collate.convention);
     try {
-      if (o.method == AttributionMethod::AttentionRollout) rolloutAttributions(m, molecules, batch, o.output, out);
-      else gradientAttributions(m, *encoder, molecules, batch, o, device, out, cb);
+      if (o.method == AttributionMethod::AttentionRollout)
+        rolloutAttributions(m, molecules, batch, o.output, out);
+      else
+        gradientAttributions(m, *encoder, molecules, batch, o, device, out, cb);
     } catch (const c10::Error& e) {
-      for (int i : batch.members) out[i].status = Status(StatusCode::Internal, std::string(e.what_without_backtrace()).substr(0, 200));
+      for (int i : batch.members)
+        out[i].status = Status(StatusCode::Internal, std::string(e.what_without_backtrace()).substr(0, 200));
     } catch (const std::bad_alloc&) {
       for (int i : batch.members) out[i].status = Status(StatusCode::OutOfMemory, "not enough memory for this batch");
     }
@@ -372,7 +387,8 @@ Result<std::vector<Attribution>> attribute(const model::LoadedModel& model, cons
   }
   if (cb.cancelled && cb.cancelled())  // the batches not started, and one stopped part-way
     for (int i : eligible)
-      if (out[i].atoms.empty() && out[i].status.isOk()) out[i].status = Status(StatusCode::Cancelled, "explanation cancelled");
+      if (out[i].atoms.empty() && out[i].status.isOk())
+        out[i].status = Status(StatusCode::Cancelled, "explanation cancelled");
   return out;
 }
 

@@ -31,9 +31,9 @@
 #include <vector>
 
 #include "common/status.h"
+#include "graph/featurized.h"
 #include "tensor/memory_probe.h"
 #include "tensor/precision.h"
-#include "graph/featurized.h"
 
 namespace gs::model {
 struct LoadedModel;
@@ -51,8 +51,8 @@ Result<AttributionBaseline> parseBaseline(const std::string& name);
 
 struct AttributionOptions {
   AttributionMethod method = AttributionMethod::IntegratedGradients;
-  int output = 0;        // which model output to explain
-  int steps = 64;        // integrated gradients: gradient evaluations per molecule, on average (>= 3)
+  int output = 0;           // which model output to explain
+  int steps = 64;           // integrated gradients: gradient evaluations per molecule, on average (>= 3)
   double tolerance = 1e-3;  // integrated gradients: a molecule stops once |gap| <= this x |f(x) - f(baseline)|
   using Baseline = AttributionBaseline;
   Baseline baseline = Baseline::MeanAtom;
@@ -65,12 +65,12 @@ struct AttributionOptions {
 
 struct Attribution {
   Status status;
-  std::vector<float> atoms;  // one per graph node (atom), in the featurized node order
-  double prediction = 0;     // f(x), de-normalised
+  std::vector<float> atoms;        // one per graph node (atom), in the featurized node order
+  double prediction = 0;           // f(x), de-normalised
   double baseline_prediction = 0;  // f(baseline) (IG); 0 otherwise
-  double sum = 0;            // of the atom attributions
-  double completeness_gap = 0;  // IG: sum - (f(x) - f(baseline)); 0 otherwise
-  int steps = 0;                // IG: gradient evaluations this molecule took (its share of the batch's budget)
+  double sum = 0;                  // of the atom attributions
+  double completeness_gap = 0;     // IG: sum - (f(x) - f(baseline)); 0 otherwise
+  int steps = 0;                   // IG: gradient evaluations this molecule took (its share of the batch's budget)
 };
 
 struct AttributionCallbacks {
@@ -80,8 +80,9 @@ struct AttributionCallbacks {
 };
 
 // One result per molecule, in input order. The model's weights are shared and left unchanged.
-Result<std::vector<Attribution>> attribute(const model::LoadedModel& model, const std::vector<const graph::Featurized*>& molecules,
-                                         const AttributionOptions& options, const AttributionCallbacks& callbacks = {});
-
+Result<std::vector<Attribution>> attribute(const model::LoadedModel& model,
+                                           const std::vector<const graph::Featurized*>& molecules,
+                                           const AttributionOptions& options,
+                                           const AttributionCallbacks& callbacks = {});
 
 }  // namespace gs::engine

@@ -44,7 +44,8 @@ double meanTarget(const std::vector<float>& y) {
 Result<RidgeRegression> RidgeRegression::fitSelect(const std::vector<const similarity::BitFingerprint*>& x,
                                                    const std::vector<float>& y,
                                                    const std::vector<const similarity::BitFingerprint*>& valid_x,
-                                                   const std::vector<float>& valid_y, const std::vector<double>& lambdas) {
+                                                   const std::vector<float>& valid_y,
+                                                   const std::vector<double>& lambdas) {
   if (lambdas.empty()) return Status(StatusCode::InvalidArgument, "ridge: no regularisation strength to try");
   torch::NoGradGuard no_grad;
   torch::Tensor xs, ys;

@@ -18,7 +18,8 @@ class RidgeRegression {
  public:
   // Fits one model per lambda (sharing X'X) and keeps the one with the lowest MAE on the
   // validation rows; with no validation rows the first lambda is used.
-  static Result<RidgeRegression> fitSelect(const std::vector<const similarity::BitFingerprint*>& x, const std::vector<float>& y,
+  static Result<RidgeRegression> fitSelect(const std::vector<const similarity::BitFingerprint*>& x,
+                                           const std::vector<float>& y,
                                            const std::vector<const similarity::BitFingerprint*>& valid_x,
                                            const std::vector<float>& valid_y, const std::vector<double>& lambdas);
   double predict(const similarity::BitFingerprint& x) const;

@@ -12,12 +12,12 @@
 #include "common/named_enum.h"
 #include "common/stats.h"
 #include "data/batch_planner.h"
-#include "tensor/collate.h"
 #include "engine/activation_checkpoint.h"
 #include "engine/inference_session.h"
 #include "model/checkpoint.h"
-#include "tensor/torch_compat.h"
+#include "tensor/collate.h"
 #include "tensor/precision_dtype.h"
+#include "tensor/torch_compat.h"
 
 namespace gs::engine {
 namespace {
@@ -128,8 +128,7 @@ Outputs trainPass(model::LoadedModel& m, const std::vector<const graph::Featuriz
     auto acc = host.accessor<float, 2>();
     for (size_t b = 0; b < batch.size(); ++b) {
       auto& o = out[batch[b]];
-      for (int64_t j = 0; j < host.size(1); ++j)
-        o.push_back(float(md.denormalize(static_cast<int>(j), acc[b][j])));
+      for (int64_t j = 0; j < host.size(1); ++j) o.push_back(float(md.denormalize(static_cast<int>(j), acc[b][j])));
     }
     memory.sample(r);
   }
@@ -179,7 +178,8 @@ Outputs timeTraining(const Run& run, const CompareMode& mode, ModeResult& r, std
   model::LoadedModel m = run.model;
   m.model = model::Graphormer(run.model.model->copyAs(torch::kFloat, run.device));
   m.model->train();
-  for (int w = 0; w < run.options.warmup; ++w) (void)trainPass(m, run.molecules, mode, run.device, run.collate, run.memory, r, run.cb);
+  for (int w = 0; w < run.options.warmup; ++w)
+    (void)trainPass(m, run.molecules, mode, run.device, run.collate, run.memory, r, run.cb);
   for (int rep = 0; rep < std::max(1, run.options.repeats); ++rep) {
     run.memory.start(r);
     const auto t0 = Clock::now();
@@ -241,7 +241,10 @@ Result<std::vector<CompareMode>> parseModes(const std::string& list, int default
     std::string part;
     bool first = true;
     while (std::getline(parts, part, '+')) {
-      auto bad = [&] { return Status(StatusCode::InvalidArgument, "mode '" + item + "': cannot read '" + part + "' (PRECISION[+ckpt=R][+bs=N])"); };
+      auto bad = [&] {
+        return Status(StatusCode::InvalidArgument,
+                      "mode '" + item + "': cannot read '" + part + "' (PRECISION[+ckpt=R][+bs=N])");
+      };
       if (first) {
         auto precision = tensor::parsePrecision(part);
         if (!precision.isOk()) return bad();
@@ -267,8 +270,11 @@ Result<std::vector<CompareMode>> parseModes(const std::string& list, int default
 }
 
 std::vector<CompareMode> presetModes(int batch_size) {
-  return {{tensor::Precision::FP32, 0.0, batch_size}, {tensor::Precision::BF16, 0.0, batch_size}, {tensor::Precision::FP32, 1.0, batch_size},
-          {tensor::Precision::BF16, 1.0, batch_size}, {tensor::Precision::INT8, 0.0, batch_size}};
+  return {{tensor::Precision::FP32, 0.0, batch_size},
+          {tensor::Precision::BF16, 0.0, batch_size},
+          {tensor::Precision::FP32, 1.0, batch_size},
+          {tensor::Precision::BF16, 1.0, batch_size},
+          {tensor::Precision::INT8, 0.0, batch_size}};
 }
 
 Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
@@ -320,8 +326,10 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
     const Outputs* ref = nullptr;
     if (r.status.isOk()) {
       auto got_ref = reference(mode.batch_size);
-      if (got_ref.isOk()) ref = got_ref.value();
-      else r.status = got_ref.status();
+      if (got_ref.isOk())
+        ref = got_ref.value();
+      else
+        r.status = got_ref.status();
     }
     if (!r.status.isOk()) {
       results.push_back(r);
@@ -331,7 +339,8 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
     std::vector<double> times;
     Outputs got;
     try {
-      got = options.workload == Workload::Inference ? timeInference(run, mode, r, times) : timeTraining(run, mode, r, times);
+      got = options.workload == Workload::Inference ? timeInference(run, mode, r, times)
+                                                    : timeTraining(run, mode, r, times);
     } catch (const c10::Error& e) {
       r.status = Status(StatusCode::Internal, std::string(e.what_without_backtrace()).substr(0, 300));
     } catch (const std::bad_alloc&) {

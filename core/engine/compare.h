@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "common/status.h"
+#include "graph/featurized.h"
 #include "tensor/memory_probe.h"
 #include "tensor/precision.h"
-#include "graph/featurized.h"
 
 namespace gs::model {
 struct LoadedModel;
@@ -61,7 +61,7 @@ struct ModeResult {
   int64_t peak_cuda_allocated_bytes = -1, peak_device_used_bytes = -1;
   // Against FP32 inference at the same batch size (so batching itself costs nothing), in output units.
   double max_abs_delta = 0, mean_abs_delta = 0;
-  std::vector<double> trace_seconds;     // per batch of the last timed pass: when it ended
+  std::vector<double> trace_seconds;        // per batch of the last timed pass: when it ended
   std::vector<int64_t> trace_tensor_bytes;  // and its peak tensor memory
 };
 

@@ -9,8 +9,8 @@
 #include "model/checkpoint.h"
 #include "model/lora.h"
 #include "tensor/collate.h"
-#include "tensor/torch_compat.h"
 #include "tensor/precision_dtype.h"
+#include "tensor/torch_compat.h"
 
 namespace gs::engine {
 namespace {
@@ -23,8 +23,9 @@ bool operator==(const SessionOptions& a, const SessionOptions& b) {
   return a.precision == b.precision && a.device == b.device && a.threads == b.threads && a.convention == b.convention &&
          a.spatial_pos_max == b.spatial_pos_max && a.plan.max_batch_size == b.plan.max_batch_size &&
          a.plan.bucketing == b.plan.bucketing && a.plan.window == b.plan.window &&
-         a.plan.max_padded_nodes == b.plan.max_padded_nodes && a.plan.max_attention_cells == b.plan.max_attention_cells &&
-         a.memory_budget_bytes == b.memory_budget_bytes && a.autocast == b.autocast;
+         a.plan.max_padded_nodes == b.plan.max_padded_nodes &&
+         a.plan.max_attention_cells == b.plan.max_attention_cells && a.memory_budget_bytes == b.memory_budget_bytes &&
+         a.autocast == b.autocast;
 }
 
 graph::CollateOptions collateOptionsFor(const bundle::GraphormerConfig& config, const bundle::ModelMetadata& metadata,
@@ -50,8 +51,8 @@ Status admit(const graph::Featurized* molecule, const bundle::GraphormerConfig& 
 }
 
 struct InferenceSession::Impl {
-  model::LoadedModel shared;       // the loaded model: its module is only read
-  model::Graphormer own{nullptr};  // this session's module (int8, 16-bit weights, another device), or none
+  model::LoadedModel shared;                    // the loaded model: its module is only read
+  model::Graphormer own{nullptr};               // this session's module (int8, 16-bit weights, another device), or none
   torch::ScalarType own_dtype = torch::kFloat;  // the 16-bit copies `own` holds, or kFloat
   SessionOptions options;
   graph::CollateOptions collate;
@@ -68,7 +69,8 @@ struct InferenceSession::Impl {
   Status prepare(Precision p);
   torch::Tensor forward(tensor::GraphBatch batch);
   void scatter(const torch::Tensor& raw, const data::Batch& batch, std::vector<Prediction>& out) const;
-  void runBatch(const std::vector<const graph::Featurized*>& molecules, const data::Batch& batch, std::vector<Prediction>& out);
+  void runBatch(const std::vector<const graph::Featurized*>& molecules, const data::Batch& batch,
+                std::vector<Prediction>& out);
   std::vector<data::Batch> plan(const std::vector<const graph::Featurized*>& molecules, std::vector<int>& eligible,
                                 std::vector<Prediction>& out);
 };
@@ -92,7 +94,8 @@ Status InferenceSession::Impl::prepare(Precision p) {
       own->eval();
       own_dtype = torch::kFloat;
     } catch (const c10::Error& e) {
-      return Status(StatusCode::OutOfMemory, std::string("cannot copy the model to ") + device.str() + ": " + e.what_without_backtrace());
+      return Status(StatusCode::OutOfMemory,
+                    std::string("cannot copy the model to ") + device.str() + ": " + e.what_without_backtrace());
     } catch (const std::bad_alloc&) {
       return Status(StatusCode::OutOfMemory, "not enough memory to copy the model");
     }
@@ -115,7 +118,8 @@ torch::Tensor InferenceSession::Impl::forward(tensor::GraphBatch batch) {
   return out.to(torch::kCPU, torch::kFloat);
 }
 
-void InferenceSession::Impl::scatter(const torch::Tensor& raw, const data::Batch& batch, std::vector<Prediction>& out) const {
+void InferenceSession::Impl::scatter(const torch::Tensor& raw, const data::Batch& batch,
+                                     std::vector<Prediction>& out) const {
   const int k = shared.config.num_classes;
   auto acc = raw.accessor<float, 2>();
   for (size_t b = 0; b < batch.size(); ++b) {
@@ -176,7 +180,8 @@ std::vector<data::Batch> InferenceSession::Impl::plan(const std::vector<const gr
 InferenceSession::InferenceSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 InferenceSession::~InferenceSession() = default;
 
-Result<std::unique_ptr<InferenceSession>> InferenceSession::create(const model::LoadedModel& model, const SessionOptions& options) {
+Result<std::unique_ptr<InferenceSession>> InferenceSession::create(const model::LoadedModel& model,
+                                                                   const SessionOptions& options) {
   if (!model.model) return Status(StatusCode::InvalidArgument, "no model loaded");
   auto device = compat::parseDevice(options.device);
   if (!device.isOk()) return device.status();

@@ -86,7 +86,8 @@ class InferenceSession {
  public:
   // `model` is shared, never modified (see above); it must outlive nothing: the session keeps a
   // reference-counted handle to the weights.
-  static Result<std::unique_ptr<InferenceSession>> create(const model::LoadedModel& model, const SessionOptions& options);
+  static Result<std::unique_ptr<InferenceSession>> create(const model::LoadedModel& model,
+                                                          const SessionOptions& options);
   ~InferenceSession();
   InferenceSession(const InferenceSession&) = delete;
   InferenceSession& operator=(const InferenceSession&) = delete;

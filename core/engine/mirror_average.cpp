@@ -4,7 +4,8 @@
 
 namespace gs::engine {
 
-std::vector<Prediction> predictMirrorAveraged(InferenceSession& session, const std::vector<const graph::Featurized*>& molecules,
+std::vector<Prediction> predictMirrorAveraged(InferenceSession& session,
+                                              const std::vector<const graph::Featurized*>& molecules,
                                               const RunCallbacks& callbacks) {
   std::deque<graph::Featurized> mirrors;  // stable addresses while the list grows
   std::vector<const graph::Featurized*> all = molecules;
@@ -31,8 +32,10 @@ std::vector<Prediction> predictMirrorAveraged(InferenceSession& session, const s
 }
 
 std::vector<Prediction> predictForTargets(InferenceSession& session, bool mirror_invariant,
-                                          const std::vector<const graph::Featurized*>& molecules, const RunCallbacks& callbacks) {
-  return mirror_invariant ? predictMirrorAveraged(session, molecules, callbacks) : session.predict(molecules, callbacks);
+                                          const std::vector<const graph::Featurized*>& molecules,
+                                          const RunCallbacks& callbacks) {
+  return mirror_invariant ? predictMirrorAveraged(session, molecules, callbacks)
+                          : session.predict(molecules, callbacks);
 }
 
 }  // namespace gs::engine

@@ -12,7 +12,8 @@
 
 namespace gs::engine {
 
-std::vector<Prediction> predictMirrorAveraged(InferenceSession& session, const std::vector<const graph::Featurized*>& molecules,
+std::vector<Prediction> predictMirrorAveraged(InferenceSession& session,
+                                              const std::vector<const graph::Featurized*>& molecules,
                                               const RunCallbacks& callbacks = {});
 
 // predictMirrorAveraged when `mirror_invariant`, else the session's plain predict.

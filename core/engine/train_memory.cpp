@@ -12,8 +12,8 @@
 #include "engine/activation_checkpoint.h"
 #include "tensor/collate.h"
 #include "tensor/memory_probe.h"
-#include "tensor/torch_compat.h"
 #include "tensor/precision_dtype.h"
+#include "tensor/torch_compat.h"
 
 namespace gs::engine {
 namespace {
@@ -136,13 +136,15 @@ Probe probe(ProbeSetup& s, PeakMeter& meter, int m, double ratio, tensor::Precis
 // Seconds per batch of a setting on real batches (a shuffled sample of the training molecules,
 // split into its passes), measured on a second round over them: the first pays for LibTorch's
 // first use of each shape, which a training run pays once.
-double measureSetting(ProbeSetup& s, const std::vector<std::vector<const graph::Featurized*>>& batches, const MemoryFitCandidate& c) {
+double measureSetting(ProbeSetup& s, const std::vector<std::vector<const graph::Featurized*>>& batches,
+                      const MemoryFitCandidate& c) {
   double total = 0;
   for (int round = 0; round < 2; ++round)
     for (const auto& batch : batches) {
       const auto t0 = Clock::now();
       for (size_t p = 0; p < batch.size(); p += size_t(c.micro_batch))
-        pass(s, {batch.begin() + p, batch.begin() + std::min(batch.size(), p + size_t(c.micro_batch))}, c.checkpoint_ratio, c.precision);
+        pass(s, {batch.begin() + p, batch.begin() + std::min(batch.size(), p + size_t(c.micro_batch))},
+             c.checkpoint_ratio, c.precision);
       compat::synchronize(s.device.type());
       dropGradients(s);
       if (round == 1) total += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -224,7 +226,8 @@ std::vector<int> passSizes(int batch) {
   return sizes;
 }
 
-std::vector<tensor::Precision> precisionsToTry(const TrainOptions& o, const MemoryFitOptions& fit, const torch::Device& device) {
+std::vector<tensor::Precision> precisionsToTry(const TrainOptions& o, const MemoryFitOptions& fit,
+                                               const torch::Device& device) {
   std::vector<tensor::Precision> out{o.precision};
   if (!fit.allow_precision) return out;
   for (const auto& t : tensor::precisionTable()) {  // the 16-bit ones that train here, in table order
@@ -243,7 +246,8 @@ std::string MemoryFit::summary() const {
   std::snprintf(ratio, sizeof ratio, "%.2f", c.checkpoint_ratio);
   char factor[64];
   if (c.measured_seconds > 0 && unconstrained.measured_seconds > 0)
-    std::snprintf(factor, sizeof factor, "%.2f s per batch, %.2fx", c.measured_seconds, c.measured_seconds / unconstrained.measured_seconds);
+    std::snprintf(factor, sizeof factor, "%.2f s per batch, %.2fx", c.measured_seconds,
+                  c.measured_seconds / unconstrained.measured_seconds);
   else if (c.measured_seconds > 0)
     std::snprintf(factor, sizeof factor, "%.2f s per batch, about %.2fx", c.measured_seconds, c.time_factor);
   else
@@ -265,8 +269,8 @@ void MemoryFit::applyTo(TrainOptions& options) const {
 namespace {
 
 // A copy of the model prepared as training will use it, and the training molecules, largest first.
-ProbeSetup prepareProbes(const model::LoadedModel& model, const std::vector<TrainExample>& train, const TrainOptions& options,
-                         const torch::Device& device) {
+ProbeSetup prepareProbes(const model::LoadedModel& model, const std::vector<TrainExample>& train,
+                         const TrainOptions& options, const torch::Device& device) {
   ProbeSetup s;
   s.device = device;
   s.layers = model.config.num_hidden_layers;
@@ -291,13 +295,15 @@ int64_t staticBytes(const ProbeSetup& s, bool best_in_memory) {
 }
 
 // Every (precision, pass size, checkpointed layers) with its predicted peak and epoch time.
-void enumerate(const ProbeSetup& s, const std::vector<PrecisionModel>& models, const MemoryFitOptions& fit, MemoryFit& out) {
+void enumerate(const ProbeSetup& s, const std::vector<PrecisionModel>& models, const MemoryFitOptions& fit,
+               MemoryFit& out) {
   const int b = out.batch_size;
   std::vector<int> sizes;
   for (const auto* g : s.largest) sizes.push_back(g->numNodes());
   const auto [ref_passes, ref_scaled] = passShape(sizes, b, b, models.front().gamma);
   const double reference = std::max(1e-9, models.front().seconds(b, 0.0, ref_passes, ref_scaled));
-  out.unconstrained = {models.front().precision, b, 0.0, double(out.static_bytes) + models.front().memory(b, 0.0), 1.0, 0, false};
+  out.unconstrained = {
+      models.front().precision, b, 0.0, double(out.static_bytes) + models.front().memory(b, 0.0), 1.0, 0, false};
   out.unconstrained.fits = out.unconstrained.predicted_bytes * fit.margin <= double(fit.budget_bytes);
   for (const auto& pm : models)
     for (int m : passSizes(b)) {
@@ -306,8 +312,13 @@ void enumerate(const ProbeSetup& s, const std::vector<PrecisionModel>& models, c
         const double share = double(k) / std::max(1, s.layers);
         // Passes after the first add their gradients to those already there: count one more set.
         const double accumulation = m < b ? double(out.gradient_bytes) : 0.0;
-        MemoryFitCandidate c{pm.precision, m, share, double(out.static_bytes) + pm.memory(m, share) + accumulation,
-                             pm.seconds(m, share, passes, scaled) / reference, 0, false};
+        MemoryFitCandidate c{pm.precision,
+                             m,
+                             share,
+                             double(out.static_bytes) + pm.memory(m, share) + accumulation,
+                             pm.seconds(m, share, passes, scaled) / reference,
+                             0,
+                             false};
         c.fits = c.predicted_bytes * fit.margin <= double(fit.budget_bytes);
         out.candidates.push_back(c);
       }
@@ -350,13 +361,14 @@ MemoryFitCandidate* chooseMeasured(ProbeSetup& s, MemoryFit& out) {
 }
 
 Status nothingFits(const MemoryFit& out, double margin) {
-  const auto smallest = std::min_element(out.candidates.begin(), out.candidates.end(),
-                                         [](const auto& x, const auto& y) { return x.predicted_bytes < y.predicted_bytes; });
-  return Status(StatusCode::OutOfMemory,
-                "a training step needs at least " + mib(smallest->predicted_bytes * margin) + " (one molecule per pass, " +
-                    "every layer checkpointed, " + tensor::precisionName(smallest->precision) + ", with a " +
-                    std::to_string(std::lround((margin - 1) * 100)) + " % margin); the budget is " +
-                    mib(double(out.budget_bytes)));
+  const auto smallest =
+      std::min_element(out.candidates.begin(), out.candidates.end(),
+                       [](const auto& x, const auto& y) { return x.predicted_bytes < y.predicted_bytes; });
+  return Status(StatusCode::OutOfMemory, "a training step needs at least " + mib(smallest->predicted_bytes * margin) +
+                                             " (one molecule per pass, " + "every layer checkpointed, " +
+                                             tensor::precisionName(smallest->precision) + ", with a " +
+                                             std::to_string(std::lround((margin - 1) * 100)) +
+                                             " % margin); the budget is " + mib(double(out.budget_bytes)));
 }
 
 }  // namespace
@@ -376,7 +388,8 @@ Result<MemoryFit> fitTrainingToMemory(const model::LoadedModel& model, const std
   out.gradient_bytes = tensorBytes(s.params);
   PeakMeter meter(s.device);
   std::vector<PrecisionModel> models;
-  for (auto p : precisionsToTry(options, fit, s.device)) models.push_back(probePrecision(s, meter, std::min(out.batch_size, 16), p));
+  for (auto p : precisionsToTry(options, fit, s.device))
+    models.push_back(probePrecision(s, meter, std::min(out.batch_size, 16), p));
   enumerate(s, models, fit, out);
   const MemoryFitCandidate* best = chooseMeasured(s, out);
   out.probe_seconds = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -10,9 +10,16 @@ Status writeState(const std::string& path, const TrainState& s) {
   AtomicFile file(path);
   if (!file.isOpen()) return file.openStatus();
   JsonWriter w(file.stream());
-  w.beginObject().field("epoch", s.epoch).field("step", s.step).field("loss_sum", s.loss_sum)
-      .field("best_epoch", s.best_epoch).field("since_best", s.since_best).field("best_valid_mae", s.best)
-      .field("micro_batch", s.micro_batch).field("checkpoint_ratio", s.checkpoint_ratio).endObject();
+  w.beginObject()
+      .field("epoch", s.epoch)
+      .field("step", s.step)
+      .field("loss_sum", s.loss_sum)
+      .field("best_epoch", s.best_epoch)
+      .field("since_best", s.since_best)
+      .field("best_valid_mae", s.best)
+      .field("micro_batch", s.micro_batch)
+      .field("checkpoint_ratio", s.checkpoint_ratio)
+      .endObject();
   return file.commit();
 }
 

@@ -22,7 +22,7 @@ struct TrainOptions {
   double warmup_fraction = 0.06;  // of all steps
   enum class Schedule { Linear, Cosine } schedule = Schedule::Cosine;
   enum class Loss { L1, MSE } loss = Loss::L1;
-  double clip_norm = 5.0;  // 0 = off
+  double clip_norm = 5.0;                                 // 0 = off
   tensor::Precision precision = tensor::Precision::FP32;  // FP32, BF16 or FP16 (CUDA)
   double checkpoint_ratio = 0.0;
   // Molecules per forward/backward pass: a step accumulates the gradients of ceil(batch_size /
@@ -34,23 +34,23 @@ struct TrainOptions {
   // reported through TrainCallbacks::note and kept for the rest of the run.
   bool adapt_to_memory = true;
   uint64_t seed = 0;
-  int patience = 20;         // epochs without validation improvement before stopping; 0 = off
-  int freeze_layers = 0;     // fine-tuning: the first k encoder layers (and the embeddings) stay fixed
-  bool reset_head = false;   // fine-tuning: re-initialise the head
+  int patience = 20;        // epochs without validation improvement before stopping; 0 = off
+  int freeze_layers = 0;    // fine-tuning: the first k encoder layers (and the embeddings) stay fixed
+  bool reset_head = false;  // fine-tuning: re-initialise the head
   // Fine-tuning with LoRA adapters of this rank on every attention and feed-forward projection
   // (model/lora.h): only the adapters and the head train. 0 = off. The model keeps its unmerged
   // adapter after fit() (save it with model::saveAdapter, or merge it).
   int lora_rank = 0;
-  double lora_alpha = 0;     // 0 = the rank (update scale 1)
+  double lora_alpha = 0;  // 0 = the rank (update scale 1)
   std::string device = "cpu";
   int threads = 0;
   graph::CollateOptions collate;
-  std::string output_dir;    // best.safetensors, last.safetensors, state.pt; empty = keep in memory
-  bool resume = false;       // continue from output_dir/last.* when present
+  std::string output_dir;  // best.safetensors, last.safetensors, state.pt; empty = keep in memory
+  bool resume = false;     // continue from output_dir/last.* when present
 };
 
 struct EpochReport {
-  int epoch = 0;  // 1-based
+  int epoch = 0;          // 1-based
   double train_loss = 0;  // in normalised units
   double valid_mae = 0;   // in target units, mean over outputs
   std::vector<double> valid_mae_per_target;
@@ -93,24 +93,25 @@ struct TrainSummary {
 
 struct MemoryFitCandidate {
   tensor::Precision precision = tensor::Precision::FP32;
-  int micro_batch = 0;           // molecules per pass
+  int micro_batch = 0;  // molecules per pass
   double checkpoint_ratio = 0;
-  double predicted_bytes = 0;    // peak of a training step
-  double time_factor = 0;        // predicted epoch time / that of the user's batch in one pass, no checkpointing
-  double measured_seconds = 0;   // per batch on a few real batches (the shortlist only; 0 = not measured)
+  double predicted_bytes = 0;   // peak of a training step
+  double time_factor = 0;       // predicted epoch time / that of the user's batch in one pass, no checkpointing
+  double measured_seconds = 0;  // per batch on a few real batches (the shortlist only; 0 = not measured)
   bool fits = false;
 };
 
 struct MemoryFit {
   int64_t budget_bytes = 0;
-  int batch_size = 0;             // the optimizer's batch (unchanged)
+  int batch_size = 0;  // the optimizer's batch (unchanged)
   MemoryFitCandidate chosen;
   MemoryFitCandidate unconstrained;  // the user's batch in one pass, ratio 0, the user's precision
-  int64_t static_bytes = 0;       // weights + gradients + optimizer moments
-  int64_t gradient_bytes = 0;     // one set of the trainable parameters' gradients (added when a batch runs in passes)
+  int64_t static_bytes = 0;          // weights + gradients + optimizer moments
+  int64_t gradient_bytes = 0;  // one set of the trainable parameters' gradients (added when a batch runs in passes)
   std::vector<MemoryFitCandidate> candidates;  // every setting considered
   double probe_seconds = 0;
-  std::string summary() const;    // "batch 64 in 2 passes of 32, ratio 0.50, fp32: predicted peak 410 MiB of 512 MiB, 1.20x time"
+  std::string summary()
+      const;  // "batch 64 in 2 passes of 32, ratio 0.50, fp32: predicted peak 410 MiB of 512 MiB, 1.20x time"
   // Applies the choice to training options (micro-batch, checkpoint ratio, precision).
   void applyTo(TrainOptions& options) const;
 };
@@ -118,7 +119,8 @@ struct MemoryFit {
 struct MemoryFitOptions {
   int64_t budget_bytes = 0;
   bool allow_precision = false;  // may also choose bf16 (CPU/CUDA) or fp16 (CUDA) where available
-  double margin = 1.15;          // predicted peak × margin must fit (the base model's measured peak ran 6 % over its prediction)
+  double margin =
+      1.15;  // predicted peak × margin must fit (the base model's measured peak ran 6 % over its prediction)
 };
 
 }  // namespace gs::engine

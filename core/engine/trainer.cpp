@@ -17,14 +17,14 @@
 #include "engine/activation_checkpoint.h"
 #include "engine/loss_scaler.h"
 #include "engine/train_state.h"
-#include "tensor/torch_compat.h"
 #include "model/lora.h"
 #include "tensor/precision_dtype.h"
+#include "tensor/torch_compat.h"
 
 namespace gs::engine {
 namespace {
 constexpr NameTable<TrainOptions::Schedule, 2> kSchedules{{TrainOptions::Schedule::Cosine, "cosine"},
-                                                         {TrainOptions::Schedule::Linear, "linear"}};
+                                                          {TrainOptions::Schedule::Linear, "linear"}};
 constexpr NameTable<TrainOptions::Loss, 2> kLosses{{TrainOptions::Loss::L1, "l1"}, {TrainOptions::Loss::MSE, "mse"}};
 }  // namespace
 
@@ -39,7 +39,8 @@ namespace {
 constexpr float kMissing = std::numeric_limits<float>::quiet_NaN();
 
 // Per-output mean and standard deviation of the training targets, missing values skipped.
-void targetStatistics(const std::vector<TrainExample>& train, int k, std::vector<double>& mean, std::vector<double>& sd) {
+void targetStatistics(const std::vector<TrainExample>& train, int k, std::vector<double>& mean,
+                      std::vector<double>& sd) {
   mean.assign(k, 0.0);
   sd.assign(k, 1.0);
   for (int j = 0; j < k; ++j) {
@@ -88,7 +89,8 @@ torch::Tensor batchTargets(const std::vector<TrainExample>& examples, const std:
     const auto& e = examples[order[i]];
     mols.push_back(e.graph);
     for (int64_t j = 0; j < k; ++j)
-      acc[i - begin][j] = std::isnan(e.targets[j]) ? kMissing : float((e.targets[j] - md.target_mean[j]) / md.target_std[j]);
+      acc[i - begin][j] =
+          std::isnan(e.targets[j]) ? kMissing : float((e.targets[j] - md.target_mean[j]) / md.target_std[j]);
   }
   return y;
 }
@@ -100,7 +102,6 @@ torch::Tensor maskedLossSum(const torch::Tensor& out, const torch::Tensor& targe
   return (kind == TrainOptions::Loss::L1 ? diff.abs() : diff * diff).sum();
 }
 
-
 }  // namespace
 
 std::vector<std::string> Trainer::checkpointFiles(const std::string& output_dir) {
@@ -108,7 +109,8 @@ std::vector<std::string> Trainer::checkpointFiles(const std::string& output_dir)
           output_dir + "/optimizer.pt"};
 }
 
-Trainer::Trainer(model::LoadedModel model, TrainOptions options) : model_(std::move(model)), options_(std::move(options)) {}
+Trainer::Trainer(model::LoadedModel model, TrainOptions options)
+    : model_(std::move(model)), options_(std::move(options)) {}
 
 std::vector<double> Trainer::evaluate(const std::vector<TrainExample>& examples) {
   const int k = model_.config.num_classes;
@@ -120,7 +122,8 @@ std::vector<double> Trainer::evaluate(const std::vector<TrainExample>& examples)
   const auto device = model_.model->parameters().front().device();
   const auto& md = model_.metadata;
   // No activations are kept without gradients: twice the training pass's molecules fit.
-  const size_t chunk = size_t(std::max(1, eval_batch_ > 0 ? std::min(options_.batch_size, 2 * eval_batch_) : options_.batch_size));
+  const size_t chunk =
+      size_t(std::max(1, eval_batch_ > 0 ? std::min(options_.batch_size, 2 * eval_batch_) : options_.batch_size));
   for (size_t start = 0; start < examples.size(); start += chunk) {
     const size_t end = std::min(examples.size(), start + chunk);
     std::vector<const graph::Featurized*> mols;
@@ -159,9 +162,12 @@ Status Trainer::snapshotCycles(const std::vector<TrainExample>& train, int cycle
     snapshot_ = k;
     auto run = fit(train, {}, callbacks);
     snapshot_ = 0;
-    if (!run.isOk()) status = run.status();
-    else if (run->cancelled) status = Status(StatusCode::Cancelled, "cancelled while training snapshots");
-    else status = snapshot(k);
+    if (!run.isOk())
+      status = run.status();
+    else if (run->cancelled)
+      status = Status(StatusCode::Cancelled, "cancelled while training snapshots");
+    else
+      status = snapshot(k);
   }
   options_ = saved;
   return status;
@@ -264,8 +270,9 @@ Result<double> Trainer::step(Run& run, const std::vector<const graph::Featurized
     if (!compat::isOutOfMemory(failure)) return Status(StatusCode::Internal, "training step failed: " + failure);
     std::string change;
     if (!o.adapt_to_memory || !lowerMemory(model_.config.num_hidden_layers, int(n), run.state, change))
-      return Status(StatusCode::OutOfMemory, "out of memory in a training step with every layer checkpointed and one "
-                                             "molecule per pass; train on a larger device or a smaller model");
+      return Status(StatusCode::OutOfMemory,
+                    "out of memory in a training step with every layer checkpointed and one "
+                    "molecule per pass; train on a larger device or a smaller model");
     ++run.memory_retries;
     if (cb.note) cb.note("out of memory at step " + std::to_string(step + 1) + ": " + change + "; step retried");
   }
@@ -287,7 +294,8 @@ void Trainer::prepare(Run& run, const std::vector<TrainExample>& train) {
   targetStatistics(train, k, model_.metadata.target_mean, model_.metadata.target_std);
   if (o.reset_head) {
     torch::NoGradGuard no_grad;
-    for (auto* lin : {model_.model->encoder->lm_head_transform_weight.get(), model_.model->classifier->classifier.get()}) {
+    for (auto* lin :
+         {model_.model->encoder->lm_head_transform_weight.get(), model_.model->classifier->classifier.get()}) {
       lin->weight.normal_(0.0, 0.02);
       if (lin->bias.defined()) lin->bias.zero_();
     }
@@ -296,7 +304,8 @@ void Trainer::prepare(Run& run, const std::vector<TrainExample>& train) {
   run.params = markTrainable(*model_.model, o);
   model_.model->to(run.device);
   model_.model->train();
-  run.optimizer = std::make_unique<torch::optim::AdamW>(run.params, torch::optim::AdamWOptions(o.learning_rate).weight_decay(o.weight_decay));
+  run.optimizer = std::make_unique<torch::optim::AdamW>(
+      run.params, torch::optim::AdamWOptions(o.learning_rate).weight_decay(o.weight_decay));
   run.scaler = std::make_unique<LossScaler>(tensor::traits(o.precision).loss_scaling);
   run.autocast = tensor::traits(o.precision).sixteen_bit;
   run.dtype = tensor::productType(o.precision);
@@ -319,7 +328,8 @@ Status Trainer::restore(Run& run) {
   try {
     torch::load(*run.optimizer, files[3]);
   } catch (const std::exception& e) {
-    return Status(StatusCode::MalformedRecord, files[3] + ": cannot restore the optimizer (" + std::string(e.what()).substr(0, 200) + ")");
+    return Status(StatusCode::MalformedRecord,
+                  files[3] + ": cannot restore the optimizer (" + std::string(e.what()).substr(0, 200) + ")");
   }
   return Status::ok();
 }
@@ -332,7 +342,8 @@ Result<TrainSummary> Trainer::fit(const std::vector<TrainExample>& train, const 
   for (const auto* set : {&train, &valid})
     for (const auto& e : *set)
       if (!e.graph || static_cast<int>(e.targets.size()) != k)
-        return Status(StatusCode::InvalidArgument, "every example needs a molecule and " + std::to_string(k) + " target(s)");
+        return Status(StatusCode::InvalidArgument,
+                      "every example needs a molecule and " + std::to_string(k) + " target(s)");
   auto parsed_device = compat::parseDevice(o.device);
   if (!parsed_device.isOk()) return parsed_device.status();
   if (Status st = tensor::trainingPrecisionAvailable(o.precision, o.device); !st.isOk()) return st;
@@ -438,7 +449,9 @@ Result<EpochReport> Trainer::endEpoch(Run& run, int epoch, const std::vector<Tra
     state.best_epoch = epoch;
     state.since_best = 0;
     if (!options_.output_dir.empty()) {
-      if (Status st = model::saveModel(checkpointFiles(options_.output_dir)[1], *model_.model, model_.metadata); !st.isOk()) return st;
+      if (Status st = model::saveModel(checkpointFiles(options_.output_dir)[1], *model_.model, model_.metadata);
+          !st.isOk())
+        return st;
     } else {
       torch::NoGradGuard no_grad;
       for (const auto& p : model_.model->named_parameters()) run.best_weights[p.key()] = p.value().detach().clone();

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "engine/train_types.h"
-#include "tensor/collate.h"
-#include "tensor/precision.h"
 #include "graph/featurized.h"
 #include "model/checkpoint.h"
+#include "tensor/collate.h"
+#include "tensor/precision.h"
 
 namespace gs::engine {
 
@@ -63,7 +63,7 @@ class Trainer {
   Status saveProgress(Run& run);
   model::LoadedModel model_;
   TrainOptions options_;
-  int snapshot_ = 0;  // the snapshot cycle fit() is running, 0 = none
+  int snapshot_ = 0;    // the snapshot cycle fit() is running, 0 = none
   int eval_batch_ = 0;  // the micro-batch in effect (evaluate() passes twice as many molecules)
 };
 

@@ -24,7 +24,8 @@ struct CollateOptions {
   int spatial_pos_max = 1024;  // released checkpoints; the public collators default to 20
   int multi_hop_max_dist = 5;
   bool operator==(const CollateOptions& o) const {
-    return convention == o.convention && spatial_pos_max == o.spatial_pos_max && multi_hop_max_dist == o.multi_hop_max_dist;
+    return convention == o.convention && spatial_pos_max == o.spatial_pos_max &&
+           multi_hop_max_dist == o.multi_hop_max_dist;
   }
 };
 

@@ -66,8 +66,7 @@ ShortestPaths floydWarshall(const MolGraph& g) {
   return sp;
 }
 
-std::vector<int16_t> edgeInputs(const ShortestPaths& sp, const std::vector<int16_t>& edge_type,
-                                int hops) {
+std::vector<int16_t> edgeInputs(const ShortestPaths& sp, const std::vector<int16_t>& edge_type, int hops) {
   const size_t n = sp.n;
   std::vector<int16_t> out(n * n * std::max(hops, 0) * kBondFeatures, 0);
   if (hops <= 0) return out;

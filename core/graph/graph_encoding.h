@@ -13,8 +13,8 @@ namespace gs::graph {
 
 struct GraphEncoding {
   int num_nodes = 0;
-  int max_dist = 0;  // largest entry of the distance matrix (510 when disconnected)
-  int hops = 0;      // path positions stored in edge_input: min(max_dist, max_hops)
+  int max_dist = 0;                // largest entry of the distance matrix (510 when disconnected)
+  int hops = 0;                    // path positions stored in edge_input: min(max_dist, max_hops)
   std::vector<int16_t> dist;       // n x n shortest-path lengths, 510 = unreachable
   std::vector<int16_t> degree;     // n, number of bonded neighbours
   std::vector<int16_t> edge_type;  // n x n x 3: edge_attr + 2 + 512*j, 0 = not bonded
@@ -36,8 +36,7 @@ ShortestPaths floydWarshall(const MolGraph& g);
 
 // Edge input with `hops` path positions; hops beyond a path's length are 0. Allocates
 // n*n*hops*3 entries only, so a disconnected molecule costs no more than a connected one.
-std::vector<int16_t> edgeInputs(const ShortestPaths& sp, const std::vector<int16_t>& edge_type,
-                                int hops);
+std::vector<int16_t> edgeInputs(const ShortestPaths& sp, const std::vector<int16_t>& edge_type, int hops);
 
 // max_hops: multi_hop_max_dist of the model (paths longer than this are truncated before
 // allocation).

@@ -16,8 +16,10 @@ MolGraph mirrorImage(const MolGraph& g) {
   MolGraph m = g;
   for (int i = 0; i < m.num_nodes; ++i) {
     int16_t& tag = m.node_feat[static_cast<size_t>(i) * kAtomFeatures + kChiralityFeature];
-    if (tag == kChiralCW) tag = kChiralCCW;
-    else if (tag == kChiralCCW) tag = kChiralCW;
+    if (tag == kChiralCW)
+      tag = kChiralCCW;
+    else if (tag == kChiralCCW)
+      tag = kChiralCW;
   }
   return m;
 }

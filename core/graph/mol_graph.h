@@ -6,9 +6,9 @@
 
 namespace gs::graph {
 
-inline constexpr int kAtomFeatures = 9;  // OGB atom feature columns
-inline constexpr int kBondFeatures = 3;  // OGB bond feature columns
-inline constexpr int kUnreachable = 510; // shortest-path distance between disconnected atoms
+inline constexpr int kAtomFeatures = 9;   // OGB atom feature columns
+inline constexpr int kBondFeatures = 3;   // OGB bond feature columns
+inline constexpr int kUnreachable = 510;  // shortest-path distance between disconnected atoms
 
 struct MolGraph {
   int num_nodes = 0;

@@ -6,8 +6,10 @@
 
 namespace gs::jobs {
 
-Result<std::vector<engine::ModeResult>> compareModes(const predict::Predictor& predictor, const std::vector<chem::MoleculeRow>& rows,
-                                                     engine::CompareOptions options, const engine::CompareCallbacks& callbacks) {
+Result<std::vector<engine::ModeResult>> compareModes(const predict::Predictor& predictor,
+                                                     const std::vector<chem::MoleculeRow>& rows,
+                                                     engine::CompareOptions options,
+                                                     const engine::CompareCallbacks& callbacks) {
   std::vector<const graph::Featurized*> mols;
   for (const auto& r : rows)
     if (r.features) mols.push_back(&*r.features);
@@ -18,7 +20,9 @@ Result<std::vector<engine::ModeResult>> compareModes(const predict::Predictor& p
 
 Result<BenchJobSummary> runBench(const BenchJobOptions& options, const engine::CompareCallbacks& callbacks) {
   BenchJobSummary summary;
-  if (Status s = checkOutputs({options.json_path, options.csv_path}, {options.input}, options.predictor.model); !s.isOk()) return s;
+  if (Status s = checkOutputs({options.json_path, options.csv_path}, {options.input}, options.predictor.model);
+      !s.isOk())
+    return s;
   predict::PredictorOptions po = options.predictor;
   po.trust = false;  // bench times the model's own modes
   auto predictor = predict::Predictor::open(po);

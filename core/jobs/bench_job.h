@@ -16,8 +16,8 @@ struct BenchJobOptions {
   predict::PredictorOptions predictor;
   std::string input;
   data::ReaderOptions reader;
-  engine::CompareOptions compare;  // its device and threads are taken from `predictor`
-  int64_t max_molecules = 0;  // > 0: the first N readable molecules only
+  engine::CompareOptions compare;   // its device and threads are taken from `predictor`
+  int64_t max_molecules = 0;        // > 0: the first N readable molecules only
   std::string json_path, csv_path;  // written when set
 };
 
@@ -29,7 +29,9 @@ struct BenchJobSummary {
 
 Result<BenchJobSummary> runBench(const BenchJobOptions& options, const engine::CompareCallbacks& callbacks = {});
 // The comparison on molecules of an open predictor (the app's Compare tab on its current input).
-Result<std::vector<engine::ModeResult>> compareModes(const predict::Predictor& predictor, const std::vector<chem::MoleculeRow>& rows,
-                                                     engine::CompareOptions options, const engine::CompareCallbacks& callbacks);
+Result<std::vector<engine::ModeResult>> compareModes(const predict::Predictor& predictor,
+                                                     const std::vector<chem::MoleculeRow>& rows,
+                                                     engine::CompareOptions options,
+                                                     const engine::CompareCallbacks& callbacks);
 
 }  // namespace gs::jobs

@@ -19,12 +19,12 @@ std::string formatComparison(const std::vector<engine::ModeResult>& results) {
   out << line;
   for (const auto& r : results) {
     if (!r.status.isOk()) {
-      std::snprintf(line, sizeof line, "%-22s %-9s unavailable: %s\n", r.mode.label().c_str(), engine::workloadName(r.workload),
-                    r.status.message().c_str());
+      std::snprintf(line, sizeof line, "%-22s %-9s unavailable: %s\n", r.mode.label().c_str(),
+                    engine::workloadName(r.workload), r.status.message().c_str());
     } else {
-      std::snprintf(line, sizeof line, "%-22s %-9s %10.3f %9.1f %8.1f MiB %8.1f MiB %11.2e %11.2e\n", r.mode.label().c_str(),
-                    engine::workloadName(r.workload), r.ms_per_molecule, r.molecules_per_s, r.peak_tensor_bytes / 1048576.0,
-                    r.peak_rss_bytes / 1048576.0, r.max_abs_delta, r.mean_abs_delta);
+      std::snprintf(line, sizeof line, "%-22s %-9s %10.3f %9.1f %8.1f MiB %8.1f MiB %11.2e %11.2e\n",
+                    r.mode.label().c_str(), engine::workloadName(r.workload), r.ms_per_molecule, r.molecules_per_s,
+                    r.peak_tensor_bytes / 1048576.0, r.peak_rss_bytes / 1048576.0, r.max_abs_delta, r.mean_abs_delta);
     }
     out << line;
   }
@@ -41,15 +41,16 @@ Status writeComparisonCsv(const std::string& path, const std::vector<engine::Mod
   if (!file.isOpen()) return file.openStatus();
   data::CsvWriter csv(file.stream());
   csv.row({"mode", "precision", "checkpoint_ratio", "batch_size", "workload", "status", "molecules", "ms_per_molecule",
-           "molecules_per_s", "peak_tensor_bytes", "peak_rss_bytes", "peak_cuda_allocated_bytes", "peak_device_used_bytes",
-           "max_abs_delta", "mean_abs_delta", "message"});
+           "molecules_per_s", "peak_tensor_bytes", "peak_rss_bytes", "peak_cuda_allocated_bytes",
+           "peak_device_used_bytes", "max_abs_delta", "mean_abs_delta", "message"});
   for (const auto& r : results)
     csv.row({r.mode.label(), tensor::precisionName(r.mode.precision), data::CsvWriter::number(r.mode.checkpoint_ratio),
              std::to_string(r.mode.batch_size), engine::workloadName(r.workload), statusCodeName(r.status.code()),
-             std::to_string(r.molecules), data::CsvWriter::number(r.ms_per_molecule), data::CsvWriter::number(r.molecules_per_s),
-             measured(r.peak_tensor_bytes), measured(r.peak_rss_bytes), measured(r.peak_cuda_allocated_bytes),
-             measured(r.peak_device_used_bytes), data::CsvWriter::number(r.max_abs_delta),
-             data::CsvWriter::number(r.mean_abs_delta), r.status.isOk() ? "" : r.status.message()});
+             std::to_string(r.molecules), data::CsvWriter::number(r.ms_per_molecule),
+             data::CsvWriter::number(r.molecules_per_s), measured(r.peak_tensor_bytes), measured(r.peak_rss_bytes),
+             measured(r.peak_cuda_allocated_bytes), measured(r.peak_device_used_bytes),
+             data::CsvWriter::number(r.max_abs_delta), data::CsvWriter::number(r.mean_abs_delta),
+             r.status.isOk() ? "" : r.status.message()});
   return file.commit();
 }
 
@@ -60,14 +61,22 @@ Status writeComparisonJson(const std::string& path, const std::vector<engine::Mo
   w.beginArray();
   for (const auto& r : results) {
     w.beginObject()
-        .field("mode", r.mode.label()).field("precision", tensor::precisionName(r.mode.precision))
-        .field("checkpoint_ratio", r.mode.checkpoint_ratio).field("batch_size", r.mode.batch_size)
-        .field("workload", engine::workloadName(r.workload)).field("status", statusCodeName(r.status.code()))
-        .field("message", r.status.isOk() ? std::string() : r.status.message()).field("molecules", r.molecules)
-        .field("ms_per_molecule", r.ms_per_molecule).field("molecules_per_s", r.molecules_per_s)
-        .field("peak_tensor_bytes", r.peak_tensor_bytes).field("peak_rss_bytes", r.peak_rss_bytes)
-        .field("peak_cuda_allocated_bytes", r.peak_cuda_allocated_bytes).field("peak_device_used_bytes", r.peak_device_used_bytes)
-        .field("max_abs_delta", r.max_abs_delta).field("mean_abs_delta", r.mean_abs_delta)
+        .field("mode", r.mode.label())
+        .field("precision", tensor::precisionName(r.mode.precision))
+        .field("checkpoint_ratio", r.mode.checkpoint_ratio)
+        .field("batch_size", r.mode.batch_size)
+        .field("workload", engine::workloadName(r.workload))
+        .field("status", statusCodeName(r.status.code()))
+        .field("message", r.status.isOk() ? std::string() : r.status.message())
+        .field("molecules", r.molecules)
+        .field("ms_per_molecule", r.ms_per_molecule)
+        .field("molecules_per_s", r.molecules_per_s)
+        .field("peak_tensor_bytes", r.peak_tensor_bytes)
+        .field("peak_rss_bytes", r.peak_rss_bytes)
+        .field("peak_cuda_allocated_bytes", r.peak_cuda_allocated_bytes)
+        .field("peak_device_used_bytes", r.peak_device_used_bytes)
+        .field("max_abs_delta", r.max_abs_delta)
+        .field("mean_abs_delta", r.mean_abs_delta)
         .endObject();
   }
   w.endArray();

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "engine/baselines.h"
-#include "similarity/knn.h"
 #include "model/loader.h"
+#include "similarity/knn.h"
 
 namespace gs::jobs {
 namespace {
@@ -52,8 +52,9 @@ Result<std::unique_ptr<predict::Predictor>> openModel(const EvaluateJobOptions& 
   if (report.targets.empty())
     for (int j = 0; j < m.config.num_classes; ++j) report.targets.push_back(m.metadata.outputName(j));
   if (static_cast<int>(report.targets.size()) != m.config.num_classes)
-    return Status(StatusCode::InvalidArgument, "the model has " + std::to_string(m.config.num_classes) + " outputs but " +
-                                                   std::to_string(report.targets.size()) + " targets were named");
+    return Status(StatusCode::InvalidArgument, "the model has " + std::to_string(m.config.num_classes) +
+                                                   " outputs but " + std::to_string(report.targets.size()) +
+                                                   " targets were named");
   return opened;
 }
 
@@ -65,23 +66,29 @@ Subsets subsetsOf(const std::vector<data::Subset>& split) {
   Subsets sets;
   for (size_t i = 0; i < split.size(); ++i) {
     const auto s = split[i];
-    (s == data::Subset::Test ? sets.test : s == data::Subset::Valid ? sets.valid : s == data::Subset::Calib ? sets.calib : sets.train).push_back(i);
+    (s == data::Subset::Test    ? sets.test
+     : s == data::Subset::Valid ? sets.valid
+     : s == data::Subset::Calib ? sets.calib
+                                : sets.train)
+        .push_back(i);
     sets.all.push_back(i);
   }
   return sets;
 }
 
 // Scores the test molecules' trust (intervals, σ, domain) when the model has trust data.
-void scoreTrust(const predict::Predictor& p, const LabelledData& d, const Subsets& sets, const std::vector<predict::PredictedRow>& out,
-                const data::SplitOptions& split, EvaluateReport& report) {
+void scoreTrust(const predict::Predictor& p, const LabelledData& d, const Subsets& sets,
+                const std::vector<predict::PredictedRow>& out, const data::SplitOptions& split,
+                EvaluateReport& report) {
   if (!p.trust()) {
     report.note = p.trustNote();
     return;
   }
   const auto& trust = p.trust()->assessor();
   if (trust.data().split_json != data::splitJson(split))
-    report.note = "the model's trust data was built on the split " + trust.data().split_json + "; this evaluation uses " +
-                  data::splitJson(split) + ": its test molecules may include the model's training or calibration molecules";
+    report.note = "the model's trust data was built on the split " + trust.data().split_json +
+                  "; this evaluation uses " + data::splitJson(split) +
+                  ": its test molecules may include the model's training or calibration molecules";
   std::vector<const predict::PredictedRow*> rows;
   std::vector<std::vector<float>> labels;
   for (size_t i : sets.test) {
@@ -92,8 +99,8 @@ void scoreTrust(const predict::Predictor& p, const LabelledData& d, const Subset
 }
 
 // Mean, ridge and k-NN predictions for every row (fitted on the training rows only).
-Result<std::vector<Predictions>> baselines(const LabelledData& d, const Subsets& sets, const EvaluateJobOptions& options,
-                                           EvaluateReport& report) {
+Result<std::vector<Predictions>> baselines(const LabelledData& d, const Subsets& sets,
+                                           const EvaluateJobOptions& options, EvaluateReport& report) {
   const size_t k = report.targets.size(), n = d.rows.size();
   auto fps = [&](const std::vector<size_t>& rows) {
     std::vector<const similarity::BitFingerprint*> out;
@@ -111,7 +118,8 @@ Result<std::vector<Predictions>> baselines(const LabelledData& d, const Subsets&
     const auto ty = column(sets.train, j);
     const double mean = engine::meanTarget(ty);
     for (size_t i = 0; i < n; ++i) preds[0][i][j] = mean;
-    auto ridge = engine::RidgeRegression::fitSelect(train_fp, ty, valid_fp, column(sets.valid, j), options.ridge_lambdas);
+    auto ridge =
+        engine::RidgeRegression::fitSelect(train_fp, ty, valid_fp, column(sets.valid, j), options.ridge_lambdas);
     if (!ridge.isOk()) return ridge.status();
     report.ridge_lambda.push_back(ridge->lambda());
     for (size_t i = 0; i < n; ++i) preds[1][i][j] = ridge->predict(d.fingerprints[i]);
@@ -192,7 +200,8 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
   report.valid = static_cast<int64_t>(sets.valid.size());
   report.calibration = static_cast<int64_t>(sets.calib.size());
   report.test = static_cast<int64_t>(sets.test.size());
-  if (sets.train.empty()) return Status(StatusCode::InvalidArgument, "no training molecules in '" + options.input + "'");
+  if (sets.train.empty())
+    return Status(StatusCode::InvalidArgument, "no training molecules in '" + options.input + "'");
   auto preds = baselines(d, sets, options, report);
   if (!preds.isOk()) return preds.status();
   std::vector<std::string> names{"mean", "ridge", "knn"};
@@ -225,9 +234,10 @@ std::string formatReport(const EvaluateReport& r) {
   out << std::fixed << std::setprecision(4);
   out << "input: " << r.input << "\n";
   if (!r.model_path.empty()) out << "model: " << r.model_path << " (sha256 " << r.model_sha256 << ")\n";
-  out << "split: " << data::splitKindName(r.split.kind) << ", seed " << r.split.seed << ", valid " << r.split.valid_fraction
-      << ", calibration " << r.split.calib_fraction << ", test " << r.split.test_fraction << "; rows " << r.rows << " -> train "
-      << r.train << ", valid " << r.valid << ", calibration " << r.calibration << ", test " << r.test;
+  out << "split: " << data::splitKindName(r.split.kind) << ", seed " << r.split.seed << ", valid "
+      << r.split.valid_fraction << ", calibration " << r.split.calib_fraction << ", test " << r.split.test_fraction
+      << "; rows " << r.rows << " -> train " << r.train << ", valid " << r.valid << ", calibration " << r.calibration
+      << ", test " << r.test;
   for (const auto& [why, count] : r.skipped) out << "; skipped " << why << " " << count;
   out << "\n\n";
   for (size_t j = 0; j < r.targets.size(); ++j) {

@@ -25,7 +25,7 @@ namespace gs::jobs {
 struct EvaluateJobOptions {
   std::string input;
   std::vector<std::string> targets;  // empty = the model's target names
-  bool with_model = false;  // false = baselines only
+  bool with_model = false;           // false = baselines only
   // Model ("" = the bundled default), session and parsing; parsing applies without a model too.
   predict::PredictorOptions predictor;
   data::ReaderOptions reader;
@@ -65,9 +65,9 @@ struct EvaluateReport {
   int knn_k = 5;
   std::vector<SizeBin> by_size;
   std::string model_path, model_sha256;
-  std::vector<TrustMetrics> trust;  // when the model has trust data
+  std::vector<TrustMetrics> trust;     // when the model has trust data
   std::vector<TestPoint> test_points;  // with a model: every test molecule
-  std::string note;                 // e.g. the model was trained on another split, or has no trust data
+  std::string note;                    // e.g. the model was trained on another split, or has no trust data
 };
 
 Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options);

@@ -11,7 +11,8 @@
 
 namespace gs::jobs {
 
-Result<std::vector<ExplainedMolecule>> explainRecords(const predict::Predictor& predictor, const std::vector<data::RawRecord>& records,
+Result<std::vector<ExplainedMolecule>> explainRecords(const predict::Predictor& predictor,
+                                                      const std::vector<data::RawRecord>& records,
                                                       engine::AttributionOptions attribution,
                                                       const engine::AttributionCallbacks& callbacks) {
   std::vector<chem::MoleculeRow> rows;
@@ -50,12 +51,14 @@ Status writeExplanations(const std::string& path, const std::vector<ExplainedMol
   a.row({"row", "id", "smiles", "atom_index", "element", "attribution"});
   for (const auto& m : molecules)
     for (size_t i = 0; i < m.attributions.size(); ++i)
-      a.row({std::to_string(m.row), m.id, m.input, std::to_string(i), m.elements[i], data::CsvWriter::number(float(m.attributions[i]))});
+      a.row({std::to_string(m.row), m.id, m.input, std::to_string(i), m.elements[i],
+             data::CsvWriter::number(float(m.attributions[i]))});
   if (Status s = atoms.commit(); !s.isOk()) return s;
   AtomicFile mols(path + ".molecules.csv");
   if (!mols.isOpen()) return mols.openStatus();
   data::CsvWriter w(mols.stream());
-  w.row({"row", "id", "smiles", "status", "prediction", "baseline_prediction", "sum", "completeness_gap", "ig_steps", "message"});
+  w.row({"row", "id", "smiles", "status", "prediction", "baseline_prediction", "sum", "completeness_gap", "ig_steps",
+         "message"});
   for (const auto& m : molecules) {
     const bool ok = m.status.isOk();
     auto num = [&](double v) { return ok ? data::CsvWriter::number(float(v)) : std::string(); };
@@ -70,11 +73,13 @@ Result<ExplainJobSummary> runExplain(const ExplainJobOptions& options, const eng
   const auto t0 = std::chrono::steady_clock::now();
   ExplainJobSummary summary;
   if (options.output.empty()) return Status(StatusCode::InvalidArgument, "an output file is needed");
-  if (Status s = checkOutputs({options.output, options.output + ".molecules.csv"}, {options.input}, options.predictor.model);
+  if (Status s =
+          checkOutputs({options.output, options.output + ".molecules.csv"}, {options.input}, options.predictor.model);
       !s.isOk())
     return s;
   predict::PredictorOptions po = options.predictor;
-  po.session.precision = tensor::Precision::FP32;  // the predictor only featurizes here; attributions run on their own copy
+  po.session.precision =
+      tensor::Precision::FP32;  // the predictor only featurizes here; attributions run on their own copy
   po.trust = false;
   auto predictor = predict::Predictor::open(po);
   if (!predictor.isOk()) return predictor.status();

@@ -39,10 +39,12 @@ struct ExplainJobSummary {
 
 // Explains records already read (the app) with an open predictor's model and featurization; one
 // molecule per record, in order. attribution.device and threads are taken from the predictor.
-Result<std::vector<ExplainedMolecule>> explainRecords(const predict::Predictor& predictor, const std::vector<data::RawRecord>& records,
+Result<std::vector<ExplainedMolecule>> explainRecords(const predict::Predictor& predictor,
+                                                      const std::vector<data::RawRecord>& records,
                                                       engine::AttributionOptions attribution,
                                                       const engine::AttributionCallbacks& callbacks = {});
-Result<ExplainJobSummary> runExplain(const ExplainJobOptions& options, const engine::AttributionCallbacks& callbacks = {});
+Result<ExplainJobSummary> runExplain(const ExplainJobOptions& options,
+                                     const engine::AttributionCallbacks& callbacks = {});
 Status writeExplanations(const std::string& path, const std::vector<ExplainedMolecule>& molecules);
 
 }  // namespace gs::jobs

@@ -57,7 +57,8 @@ void writeGraphFields(JsonWriter& w, const graph::Featurized& f, graph::Conventi
   w.key("hf_spatial_pos");
   writeMatrix(w, enc.dist.data(), n, n, 1);
   w.key("hf_attn_edge_type").beginArray();
-  for (int i = 0; i < n; ++i) writeMatrix(w, enc.edge_type.data() + static_cast<size_t>(i) * n * graph::kBondFeatures, n, graph::kBondFeatures);
+  for (int i = 0; i < n; ++i)
+    writeMatrix(w, enc.edge_type.data() + static_cast<size_t>(i) * n * graph::kBondFeatures, n, graph::kBondFeatures);
   w.endArray();
   const size_t full = static_cast<size_t>(n) * n * enc.max_dist * graph::kBondFeatures;
   const bool truncate = full > kMaxUntruncatedEdgeEntries;

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "chem/featurize.h"
-#include "graph/convention.h"
 #include "data/record_reader.h"
+#include "graph/convention.h"
 
 namespace gs::jobs {
 

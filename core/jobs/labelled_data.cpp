@@ -35,8 +35,9 @@ bool resolveTargets(const data::RecordReader& reader, const std::vector<std::str
 Status unresolved(const std::vector<std::string>& targets, const std::vector<int>& cols, bool sdf) {
   for (size_t j = 0; j < targets.size(); ++j)
     if (cols[j] < 0)
-      return Status(StatusCode::InvalidArgument, sdf ? "no record has the data item '" + targets[j] + "'"
-                                                     : "target column '" + targets[j] + "' is not in the file's header");
+      return Status(StatusCode::InvalidArgument,
+                    sdf ? "no record has the data item '" + targets[j] + "'"
+                        : "target column '" + targets[j] + "' is not in the file's header");
   return Status::ok();
 }
 
@@ -65,14 +66,16 @@ Result<LabelledData> readLabelled(const LabelledDataOptions& options) {
       continue;
     }
     std::vector<float> y;
-    for (int c : cols) y.push_back(c >= 0 && c < static_cast<int>(record.fields.size()) ? parseTarget(record.fields[c]) : std::nanf(""));
+    for (int c : cols)
+      y.push_back(c >= 0 && c < static_cast<int>(record.fields.size()) ? parseTarget(record.fields[c]) : std::nanf(""));
     if (std::all_of(y.begin(), y.end(), [](float v) { return std::isnan(v); })) {
       ++out.skipped["no_target"];
       continue;
     }
     if (options.scaffolds) out.scaffolds.push_back(chem::murckoScaffold(*row.mol));
     if (options.fingerprints)
-      out.fingerprints.push_back(chem::morganFingerprint(*row.mol, options.fingerprint_radius, options.fingerprint_bits));
+      out.fingerprints.push_back(
+          chem::morganFingerprint(*row.mol, options.fingerprint_radius, options.fingerprint_bits));
     if (!options.featurize.keep_molecule) row.mol.reset();
     out.rows.push_back(std::move(row));
     out.targets.push_back(std::move(y));
@@ -88,7 +91,8 @@ Result<std::vector<data::Subset>> splitLabelled(const LabelledData& data, const 
   if (data.fingerprints.size() != data.rows.size())
     return Status(StatusCode::Internal, "fingerprints were not computed for the cluster split");
   std::vector<std::string> clusters;
-  for (int c : similarity::butinaClusters(data.fingerprints, options.cluster_similarity)) clusters.push_back(std::to_string(c));
+  for (int c : similarity::butinaClusters(data.fingerprints, options.cluster_similarity))
+    clusters.push_back(std::to_string(c));
   return data::splitDataset(data.rows.size(), options, clusters);
 }
 

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "chem/featurize.h"
-#include "similarity/fingerprint.h"
 #include "data/record_reader.h"
 #include "data/split.h"
+#include "similarity/fingerprint.h"
 
 namespace gs::jobs {
 
@@ -25,9 +25,9 @@ struct LabelledDataOptions {
 };
 
 struct LabelledData {
-  std::vector<chem::MoleculeRow> rows;      // usable molecules (features set), in file order
-  std::vector<std::vector<float>> targets;  // per row, one per target; NaN = missing
-  std::vector<std::string> scaffolds;       // per row, when requested
+  std::vector<chem::MoleculeRow> rows;                   // usable molecules (features set), in file order
+  std::vector<std::vector<float>> targets;               // per row, one per target; NaN = missing
+  std::vector<std::string> scaffolds;                    // per row, when requested
   std::vector<similarity::BitFingerprint> fingerprints;  // per row, when requested
   int64_t rows_read = 0;
   std::map<std::string, int64_t> skipped;  // reason -> count (unreadable molecule, no target)

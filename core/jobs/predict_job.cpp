@@ -31,16 +31,18 @@ Result<std::unique_ptr<data::RecordReader>> openInput(const PredictJobOptions& o
 
 Result<PredictSummary> runPredict(const PredictJobOptions& options, const PredictCallbacks& callbacks) {
   const auto start = std::chrono::steady_clock::now();
-  if (Status s = checkOutputs({options.output, options.output + ".json"}, {options.input}, options.predictor.model); !s.isOk())
+  if (Status s = checkOutputs({options.output, options.output + ".json"}, {options.input}, options.predictor.model);
+      !s.isOk())
     return s;
   auto predictor = predict::Predictor::open(options.predictor);
   if (!predictor.isOk()) return predictor.status();
   auto& p = *predictor.value();
   auto reader = openInput(options);
   if (!reader.isOk()) return reader.status();
-  const auto kept = options.keep_input_columns
-                        ? predict::InputColumns::choose(reader.value()->columns(), reader.value()->otherColumns(), p.header())
-                        : predict::InputColumns{};
+  const auto kept =
+      options.keep_input_columns
+          ? predict::InputColumns::choose(reader.value()->columns(), reader.value()->otherColumns(), p.header())
+          : predict::InputColumns{};
   AtomicFile file(options.output, true);
   if (!file.isOpen()) return file.openStatus();
   CompressingStream out(file.stream(), codecFromPath(options.output));  // ".csv.gz" etc. compress
@@ -72,13 +74,15 @@ Result<PredictSummary> runPredict(const PredictJobOptions& options, const Predic
   summary.rows = streamed->rows;
   summary.by_status = streamed->by_status;
   summary.notes = p.model().notes;
-  if (Status pays = tensor::precisionPays(options.predictor.session.precision, p.model().config.embedding_dim); !pays.isOk())
+  if (Status pays = tensor::precisionPays(options.predictor.session.precision, p.model().config.embedding_dim);
+      !pays.isOk())
     summary.notes.push_back(pays.message());
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   summary.record = p.runRecord();
   summary.record.input = options.input;
   summary.record.seconds = summary.seconds;
-  if (Status s = predict::writeRunRecord(options.output, summary.record, summary.rows, summary.by_status); !s.isOk()) return s;
+  if (Status s = predict::writeRunRecord(options.output, summary.record, summary.rows, summary.by_status); !s.isOk())
+    return s;
   return summary;
 }
 

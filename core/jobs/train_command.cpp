@@ -114,8 +114,9 @@ std::vector<std::string> trainCommandArguments(const TrainJobOptions& o) {
 std::string shellCommand(const std::string& program, const std::vector<std::string>& arguments) {
   std::string line = program;
   for (const auto& arg : arguments) {
-    const bool plain = !arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                             "0123456789-_./=,:+@%") == std::string::npos;
+    const bool plain = !arg.empty() && arg.find_first_not_of(
+                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789-_./=,:+@%") == std::string::npos;
     if (plain) {
       line += " " + arg;
       continue;

@@ -2,10 +2,10 @@
 
 #include <filesystem>
 
-#include "jobs/output_check.h"
 #include "bundle/trust_file.h"
 #include "engine/train_memory.h"
 #include "engine/trainer.h"
+#include "jobs/output_check.h"
 #include "jobs/trust_builder.h"
 #include "model/loader.h"
 #include "model/lora.h"
@@ -22,11 +22,14 @@ Result<model::LoadedModel> modelToTrain(const TrainJobOptions& options, bool lor
     if (!loaded.isOk()) return loaded.status();
     model = std::move(loaded.value());
     if (lora && !model.source.adapter.empty())
-      return Status(StatusCode::InvalidArgument, "'" + model::modelLabel(model) + "' already carries a LoRA adapter: train a new "
-                                                 "adapter on its base model, or fine-tune the adapted model without --lora-rank");
+      return Status(StatusCode::InvalidArgument,
+                    "'" + model::modelLabel(model) +
+                        "' already carries a LoRA adapter: train a new "
+                        "adapter on its base model, or fine-tune the adapted model without --lora-rank");
     if (model.config.num_classes != static_cast<int>(options.targets.size()))
       return Status(StatusCode::InvalidArgument, "the model has " + std::to_string(model.config.num_classes) +
-                                                     " outputs but " + std::to_string(options.targets.size()) + " targets were named");
+                                                     " outputs but " + std::to_string(options.targets.size()) +
+                                                     " targets were named");
     if (lora) {
       spec.rank = options.train.lora_rank;
       spec.alpha = options.train.lora_alpha > 0 ? options.train.lora_alpha : options.train.lora_rank;
@@ -63,7 +66,11 @@ Folds foldsOf(const LabelledData& data, const std::vector<data::Subset>& split) 
   for (size_t i = 0; i < data.rows.size(); ++i) {
     engine::TrainExample e{&*data.rows[i].features, data.targets[i]};
     const auto s = split[i];
-    (s == data::Subset::Test ? f.test : s == data::Subset::Valid ? f.valid : s == data::Subset::Calib ? f.calib : f.train).push_back(e);
+    (s == data::Subset::Test    ? f.test
+     : s == data::Subset::Valid ? f.valid
+     : s == data::Subset::Calib ? f.calib
+                                : f.train)
+        .push_back(e);
   }
   return f;
 }
@@ -72,10 +79,13 @@ Status checkTrainOptions(const TrainJobOptions& options) {
   if (options.output_dir.empty()) return Status(StatusCode::InvalidArgument, "an output directory is needed");
   const bool lora = options.train.lora_rank > 0;
   if (lora && !options.model)
-    return Status(StatusCode::InvalidArgument, "LoRA adapts a trained model: give the base model to fine-tune (--model)");
+    return Status(StatusCode::InvalidArgument,
+                  "LoRA adapts a trained model: give the base model to fine-tune (--model)");
   if (lora && options.train.freeze_layers > 0)
-    return Status(StatusCode::InvalidArgument, "LoRA already keeps every base weight fixed; do not combine it with freezing layers");
-  if (options.snapshots < 0 || options.snapshot_epochs < 1) return Status(StatusCode::InvalidArgument, "snapshots must be >= 0 and snapshot epochs >= 1");
+    return Status(StatusCode::InvalidArgument,
+                  "LoRA already keeps every base weight fixed; do not combine it with freezing layers");
+  if (options.snapshots < 0 || options.snapshot_epochs < 1)
+    return Status(StatusCode::InvalidArgument, "snapshots must be >= 0 and snapshot epochs >= 1");
   auto outputs = engine::Trainer::checkpointFiles(options.output_dir);
   for (const char* name : {"split.csv", bundle::kWeightsFile, bundle::kAdapterFile, bundle::kTrustFile})
     outputs.push_back(options.output_dir + "/" + name);
@@ -83,26 +93,32 @@ Status checkTrainOptions(const TrainJobOptions& options) {
 }
 
 // The snapshot ensemble, saved as <output>/snapshots/<k>; returns the member directories.
-Result<std::vector<std::string>> trainSnapshots(const TrainJobOptions& options, engine::Trainer& trainer, const Folds& folds,
-                                                const model::LoraSpec* spec, const engine::TrainCallbacks& callbacks) {
+Result<std::vector<std::string>> trainSnapshots(const TrainJobOptions& options, engine::Trainer& trainer,
+                                                const Folds& folds, const model::LoraSpec* spec,
+                                                const engine::TrainCallbacks& callbacks) {
   std::vector<std::string> members;
   const double lr = options.snapshot_lr > 0 ? options.snapshot_lr : options.train.learning_rate / 2;
-  const Status s = trainer.snapshotCycles(folds.train, options.snapshots, options.snapshot_epochs, lr, [&](int k) -> Status {
-    const std::string member = "snapshots/" + std::to_string(k);
-    std::error_code ec;
-    std::filesystem::create_directories(options.output_dir + "/" + member, ec);
-    auto written = model::saveBundle(options.output_dir + "/" + member, *trainer.model().model, trainer.model().metadata, spec);
-    if (!written.isOk()) return written.status();
-    members.push_back(member);
-    return Status::ok();
-  }, callbacks);
+  const Status s = trainer.snapshotCycles(
+      folds.train, options.snapshots, options.snapshot_epochs, lr,
+      [&](int k) -> Status {
+        const std::string member = "snapshots/" + std::to_string(k);
+        std::error_code ec;
+        std::filesystem::create_directories(options.output_dir + "/" + member, ec);
+        auto written = model::saveBundle(options.output_dir + "/" + member, *trainer.model().model,
+                                         trainer.model().metadata, spec);
+        if (!written.isOk()) return written.status();
+        members.push_back(member);
+        return Status::ok();
+      },
+      callbacks);
   if (!s.isOk()) return s;
   return members;
 }
 
 // With a memory budget: probe, choose, apply the choice to `to` and report it.
-Status fitToBudget(const TrainJobOptions& options, const model::LoadedModel& model, const std::vector<engine::TrainExample>& train,
-                   engine::TrainOptions& to, TrainJobSummary& summary, const engine::TrainCallbacks& callbacks) {
+Status fitToBudget(const TrainJobOptions& options, const model::LoadedModel& model,
+                   const std::vector<engine::TrainExample>& train, engine::TrainOptions& to, TrainJobSummary& summary,
+                   const engine::TrainCallbacks& callbacks) {
   if (options.memory_budget_mib <= 0) return Status::ok();
   engine::MemoryFitOptions mf;
   mf.budget_bytes = options.memory_budget_mib << 20;
@@ -127,7 +143,8 @@ Status exportModel(const std::string& run_dir, const std::string& destination) {
   if (!adapter && !weights) return Status(StatusCode::InvalidArgument, "'" + run_dir + "' holds no trained model yet");
   fs::create_directories(destination, ec);
   if (ec) return Status(StatusCode::IoError, "cannot create '" + destination + "': " + ec.message());
-  for (const std::string name : {adapter ? bundle::kAdapterFile : bundle::kWeightsFile, bundle::kTrustFile, "split.csv", "snapshots"}) {
+  for (const std::string name :
+       {adapter ? bundle::kAdapterFile : bundle::kWeightsFile, bundle::kTrustFile, "split.csv", "snapshots"}) {
     const fs::path from = fs::path(run_dir) / name;
     if (!fs::exists(from, ec)) continue;
     fs::copy(from, fs::path(destination) / name, fs::copy_options::recursive, ec);
@@ -149,7 +166,8 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::T
   read.input = options.input;
   read.targets = options.targets;
   read.reader = options.reader;
-  read.featurize = chem::FeaturizeOptions::forModel(model.config, options.featurize.parse, options.featurize.atom_order);
+  read.featurize =
+      chem::FeaturizeOptions::forModel(model.config, options.featurize.parse, options.featurize.atom_order);
   read.featurize.domain = with_trust;
   read.scaffolds = options.split.kind == data::SplitKind::Scaffold;
   read.fingerprints = options.split.kind == data::SplitKind::Cluster;
@@ -162,7 +180,8 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::T
   summary.rows = data->rows_read;
   summary.skipped = data->skipped;
   const Folds folds = foldsOf(data.value(), split.value());
-  if (folds.train.empty()) return Status(StatusCode::InvalidArgument, "no usable training molecules in '" + options.input + "'");
+  if (folds.train.empty())
+    return Status(StatusCode::InvalidArgument, "no usable training molecules in '" + options.input + "'");
   summary.train = static_cast<int64_t>(folds.train.size());
   summary.valid = static_cast<int64_t>(folds.valid.size());
   summary.calibration = static_cast<int64_t>(folds.calib.size());
@@ -180,7 +199,8 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::T
   if (Status s = writeSplitFile(options.output_dir + "/split.csv", data.value(), split.value()); !s.isOk()) return s;
   if (!folds.valid.empty()) summary.valid_mae = trainer.evaluate(folds.valid);
   if (!folds.test.empty()) summary.test_mae = trainer.evaluate(folds.test);
-  auto written = model::saveBundle(options.output_dir, *trainer.model().model, trainer.model().metadata, lora ? &spec : nullptr);
+  auto written =
+      model::saveBundle(options.output_dir, *trainer.model().model, trainer.model().metadata, lora ? &spec : nullptr);
   if (!written.isOk()) return written.status();
   summary.model_path = written.value();
   if (!with_trust || summary.training.cancelled) return summary;

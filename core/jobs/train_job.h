@@ -23,13 +23,13 @@ namespace gs::jobs {
 
 struct TrainJobOptions {
   std::string input;
-  std::vector<std::string> targets;  // column names (CSV) or SDF data items
+  std::vector<std::string> targets;       // column names (CSV) or SDF data items
   std::vector<std::string> target_units;  // stored in the model (shown in tables); may be empty
   std::string description;                // stored in the model card
   bool mirror_invariant = false;          // the targets are the same for both enantiomers (metadata)
   std::string output_dir;
   std::optional<bundle::ModelSource> model;  // fine-tune from this model; nullopt = a fresh model from `config`
-  bundle::GraphormerConfig config;  // used when `model` is empty (num_classes is set from targets)
+  bundle::GraphormerConfig config;           // used when `model` is empty (num_classes is set from targets)
   data::ReaderOptions reader;
   chem::FeaturizeOptions featurize;
   data::SplitOptions split;
@@ -55,9 +55,9 @@ struct TrainJobSummary {
   std::string model_path;                   // model.safetensors, or adapter.safetensors for LoRA
   std::string trust_path;                   // "" when no calibration fold was asked for
   int snapshots = 0;
-  double distance_share = 0, q90 = 0;       // σ's mix and the 90 % multiplier (output 0)
+  double distance_share = 0, q90 = 0;           // σ's mix and the 90 % multiplier (output 0)
   std::optional<engine::MemoryFit> memory_fit;  // with a memory budget: what was chosen and why
-  engine::TrainOptions train_used;           // the training options in effect (after fitting to memory)
+  engine::TrainOptions train_used;              // the training options in effect (after fitting to memory)
 };
 
 // Copies what `predict --model` reads of a training run (model.safetensors or adapter.safetensors,

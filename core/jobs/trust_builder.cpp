@@ -30,17 +30,20 @@ Fold foldOf(const LabelledData& data, const std::vector<data::Subset>& split, da
 
 // values[molecule][member][output], the model itself first (NaN where it failed); a snapshot that
 // could not predict a molecule is left out of that molecule's ensemble.
-void addMember(predict::Predictor& p, const Fold& fold, int outputs, std::vector<std::vector<std::vector<float>>>& values) {
+void addMember(predict::Predictor& p, const Fold& fold, int outputs,
+               std::vector<std::vector<std::vector<float>>>& values) {
   const auto predictions = p.session().predict(fold.molecules);
   values.resize(fold.rows.size());
   for (size_t i = 0; i < fold.rows.size(); ++i) {
-    if (predictions[i].status.isOk()) values[i].push_back(predictions[i].values);
-    else if (values[i].empty()) values[i].push_back(std::vector<float>(static_cast<size_t>(outputs), std::nanf("")));
+    if (predictions[i].status.isOk())
+      values[i].push_back(predictions[i].values);
+    else if (values[i].empty())
+      values[i].push_back(std::vector<float>(static_cast<size_t>(outputs), std::nanf("")));
   }
 }
 
-predict::TrustFold trustFold(const LabelledData& data, const Fold& fold, std::vector<std::vector<std::vector<float>>> values,
-                             const predict::TrustAssessor& probe) {
+predict::TrustFold trustFold(const LabelledData& data, const Fold& fold,
+                             std::vector<std::vector<std::vector<float>>> values, const predict::TrustAssessor& probe) {
   predict::TrustFold t;
   t.values = std::move(values);
   for (size_t i = 0; i < fold.rows.size(); ++i) {
@@ -83,8 +86,9 @@ Result<TrustBuildSummary> buildTrust(const TrustBuildInputs& in) {
   for (size_t i = 0; i < train.rows.size(); ++i) {
     const auto& row = data.rows[train.rows[i]];
     const auto& p = train_predictions[i];
-    predict::addReference(trust, *row.domain, row.id, row.canonical, data.targets[train.rows[i]],
-                          p.status.isOk() ? p.values : std::vector<float>(static_cast<size_t>(trust.outputs), std::nanf("")));
+    predict::addReference(
+        trust, *row.domain, row.id, row.canonical, data.targets[train.rows[i]],
+        p.status.isOk() ? p.values : std::vector<float>(static_cast<size_t>(trust.outputs), std::nanf("")));
   }
   predict::finishDomain(trust.domain);
   std::vector<std::vector<std::vector<float>>> valid_values, calib_values;
@@ -99,8 +103,10 @@ Result<TrustBuildSummary> buildTrust(const TrustBuildInputs& in) {
     addMember(*m.value(), calib, trust.outputs, calib_values);
   }
   for (size_t i = 0; i < split.size(); ++i)
-    ++*(split[i] == data::Subset::Train ? &trust.train_rows : split[i] == data::Subset::Valid ? &trust.valid_rows
-        : split[i] == data::Subset::Calib ? &trust.calibration_rows : &trust.test_rows);
+    ++*(split[i] == data::Subset::Train   ? &trust.train_rows
+        : split[i] == data::Subset::Valid ? &trust.valid_rows
+        : split[i] == data::Subset::Calib ? &trust.calibration_rows
+                                          : &trust.test_rows);
   const predict::TrustAssessor probe(trust);
   const auto valid_fold = trustFold(data, valid, std::move(valid_values), probe);
   const auto calib_fold = trustFold(data, calib, std::move(calib_values), probe);
@@ -123,21 +129,24 @@ namespace {
 // The snapshot directories of a model directory, in cycle order.
 std::vector<std::string> snapshotMembers(const std::string& dir) {
   std::vector<std::string> members;
-  for (int k = 1; std::filesystem::exists(dir + "/snapshots/" + std::to_string(k)); ++k) members.push_back("snapshots/" + std::to_string(k));
+  for (int k = 1; std::filesystem::exists(dir + "/snapshots/" + std::to_string(k)); ++k)
+    members.push_back("snapshots/" + std::to_string(k));
   return members;
 }
 
 }  // namespace
 
 Result<TrustBuildSummary> runCalibrate(const CalibrateJobOptions& options) {
-  if (options.split.calib_fraction <= 0) return Status(StatusCode::InvalidArgument, "calibration needs a calibration fold (--calibration-fraction > 0)");
+  if (options.split.calib_fraction <= 0)
+    return Status(StatusCode::InvalidArgument, "calibration needs a calibration fold (--calibration-fraction > 0)");
   auto probe = openPlain(options.model_dir, options.predictor);
   if (!probe.isOk()) return probe.status();
   LabelledDataOptions read;
   read.input = options.input;
   read.targets = options.targets;
   if (read.targets.empty())
-    for (int j = 0; j < probe.value()->numOutputs(); ++j) read.targets.push_back(probe.value()->model().metadata.outputName(j));
+    for (int j = 0; j < probe.value()->numOutputs(); ++j)
+      read.targets.push_back(probe.value()->model().metadata.outputName(j));
   read.reader = options.reader;
   read.featurize = probe.value()->featurizeOptions();
   read.featurize.domain = true;

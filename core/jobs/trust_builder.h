@@ -12,8 +12,8 @@
 namespace gs::jobs {
 
 struct TrustBuildInputs {
-  std::string model_dir;             // the trained model (model.safetensors or adapter.safetensors)
-  std::vector<std::string> members;  // snapshot directories, relative to model_dir
+  std::string model_dir;               // the trained model (model.safetensors or adapter.safetensors)
+  std::vector<std::string> members;    // snapshot directories, relative to model_dir
   const LabelledData* data = nullptr;  // rows featurized with domain features
   const std::vector<data::Subset>* split = nullptr;
   data::SplitOptions split_options;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <functional>
+#include <numeric>
 #include <sstream>
 
 #include "common/stats.h"
@@ -16,7 +16,9 @@ struct Sample {
   predict::DomainBand band = predict::DomainBand::In;
 };
 
-double mean(const std::vector<double>& v) { return v.empty() ? std::nan("") : std::accumulate(v.begin(), v.end(), 0.0) / double(v.size()); }
+double mean(const std::vector<double>& v) {
+  return v.empty() ? std::nan("") : std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+}
 
 IntervalScores scores(const std::vector<Sample>& s, const std::function<double(const Sample&)>& half) {
   IntervalScores out;
@@ -99,8 +101,10 @@ TrustMetrics outputMetrics(const predict::TrustAssessor& a, const std::vector<Sa
 
 }  // namespace
 
-std::vector<TrustMetrics> trustMetrics(const predict::TrustAssessor& a, const std::vector<const predict::PredictedRow*>& rows,
-                                       const std::vector<std::vector<float>>& labels, const std::vector<std::string>& targets) {
+std::vector<TrustMetrics> trustMetrics(const predict::TrustAssessor& a,
+                                       const std::vector<const predict::PredictedRow*>& rows,
+                                       const std::vector<std::vector<float>>& labels,
+                                       const std::vector<std::string>& targets) {
   std::vector<TrustMetrics> out;
   for (int j = 0; j < a.outputs(); ++j) {
     std::vector<Sample> s;
@@ -139,9 +143,11 @@ std::string formatTrustMetrics(const std::vector<TrustMetrics>& metrics) {
       << m.spearman_distance << ".\n"
       << "\n| domain band | test molecules | MAE | MAE ÷ MAE in |\n|---|---:|---:|---:|\n"
       << "| in | " << m.in << " | " << m.mae_in << " | 1 |\n"
-      << "| borderline | " << m.borderline << " | " << m.mae_borderline << " | " << m.mae_borderline / m.mae_in << " |\n"
+      << "| borderline | " << m.borderline << " | " << m.mae_borderline << " | " << m.mae_borderline / m.mae_in
+      << " |\n"
       << "| out | " << m.out << " | " << m.mae_out << " | " << m.mae_out / m.mae_in << " |\n"
-      << "| outside (borderline + out) | " << m.borderline + m.out << " | " << m.mae_outside << " | " << m.mae_outside / m.mae_in << " |\n";
+      << "| outside (borderline + out) | " << m.borderline + m.out << " | " << m.mae_outside << " | "
+      << m.mae_outside / m.mae_in << " |\n";
   }
   return o.str();
 }

@@ -30,8 +30,10 @@ struct TrustMetrics {
 
 // `rows` are the model's predictions (with trust) of the molecules, `labels[i][j]` their targets
 // (NaN = missing). One entry per output; empty when no row has trust.
-std::vector<TrustMetrics> trustMetrics(const predict::TrustAssessor& assessor, const std::vector<const predict::PredictedRow*>& rows,
-                                       const std::vector<std::vector<float>>& labels, const std::vector<std::string>& targets);
+std::vector<TrustMetrics> trustMetrics(const predict::TrustAssessor& assessor,
+                                       const std::vector<const predict::PredictedRow*>& rows,
+                                       const std::vector<std::vector<float>>& labels,
+                                       const std::vector<std::string>& targets);
 
 // Markdown table: metric | model intervals | constant-width baseline.
 std::string formatTrustMetrics(const std::vector<TrustMetrics>& metrics);

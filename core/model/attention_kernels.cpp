@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 #include <limits>
+#include <vector>
 
 #include "model/bf16.h"
 #include "model/cpu_clones.h"
@@ -107,8 +107,10 @@ void attentionBiasTyped(const BiasTerms& p, Out* out) {
 }  // namespace
 
 void attentionBias(const BiasTerms& terms, void* out, bool bfloat16) {
-  if (bfloat16) attentionBiasTyped(terms, static_cast<uint16_t*>(out));
-  else attentionBiasTyped(terms, static_cast<float*>(out));
+  if (bfloat16)
+    attentionBiasTyped(terms, static_cast<uint16_t*>(out));
+  else
+    attentionBiasTyped(terms, static_cast<float*>(out));
 }
 
 namespace {
@@ -160,26 +162,29 @@ void attentionTyped(const T* q, const T* k, const T* v, float scale, const Bias*
 
 namespace {
 template <typename Bias>
-void attentionWithBias(const void* q, const void* k, const void* v, bool bfloat16, float scale, const Bias* bias, void* out,
-                       int64_t B, int64_t T, int64_t H, int64_t d) {
+void attentionWithBias(const void* q, const void* k, const void* v, bool bfloat16, float scale, const Bias* bias,
+                       void* out, int64_t B, int64_t T, int64_t H, int64_t d) {
   if (bfloat16) {
-    attentionTyped(static_cast<const uint16_t*>(q), static_cast<const uint16_t*>(k), static_cast<const uint16_t*>(v), scale,
-                   bias, static_cast<uint16_t*>(out), B, T, H, d);
+    attentionTyped(static_cast<const uint16_t*>(q), static_cast<const uint16_t*>(k), static_cast<const uint16_t*>(v),
+                   scale, bias, static_cast<uint16_t*>(out), B, T, H, d);
   } else {
-    attentionTyped(static_cast<const float*>(q), static_cast<const float*>(k), static_cast<const float*>(v), scale, bias,
-                   static_cast<float*>(out), B, T, H, d);
+    attentionTyped(static_cast<const float*>(q), static_cast<const float*>(k), static_cast<const float*>(v), scale,
+                   bias, static_cast<float*>(out), B, T, H, d);
   }
 }
 }  // namespace
 
-void attention(const void* q, const void* k, const void* v, bool bfloat16, float scale, const void* bias, bool bias_bf16,
-               void* out, int64_t B, int64_t T, int64_t H, int64_t d) {
-  if (bias_bf16) attentionWithBias(q, k, v, bfloat16, scale, static_cast<const uint16_t*>(bias), out, B, T, H, d);
-  else attentionWithBias(q, k, v, bfloat16, scale, static_cast<const float*>(bias), out, B, T, H, d);
+void attention(const void* q, const void* k, const void* v, bool bfloat16, float scale, const void* bias,
+               bool bias_bf16, void* out, int64_t B, int64_t T, int64_t H, int64_t d) {
+  if (bias_bf16)
+    attentionWithBias(q, k, v, bfloat16, scale, static_cast<const uint16_t*>(bias), out, B, T, H, d);
+  else
+    attentionWithBias(q, k, v, bfloat16, scale, static_cast<const float*>(bias), out, B, T, H, d);
 }
 #else
 bool available() { return false; }
-void attention(const void*, const void*, const void*, bool, float, const void*, bool, void*, int64_t, int64_t, int64_t, int64_t) {}
+void attention(const void*, const void*, const void*, bool, float, const void*, bool, void*, int64_t, int64_t, int64_t,
+               int64_t) {}
 #endif
 
 }  // namespace gs::model::kernels

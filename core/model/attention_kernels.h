@@ -18,8 +18,8 @@ namespace gs::model::kernels {
 bool available();
 
 // out[b,i,h,:] = sum_j softmax_j(bias[b,h,i,j] + scale * q[b,i,h,:] . k[b,j,h,:]) v[b,j,h,:]
-void attention(const void* q, const void* k, const void* v, bool bfloat16, float scale, const void* bias, bool bias_bf16,
-               void* out, int64_t B, int64_t T, int64_t H, int64_t d);
+void attention(const void* q, const void* k, const void* v, bool bfloat16, float scale, const void* bias,
+               bool bias_bf16, void* out, int64_t B, int64_t T, int64_t H, int64_t d);
 
 // Graphormer's attention bias built in one pass, for inference: no [B, N, N, H] lookup, no
 // [B, H, N, N] edge term and no repeated copies. With T = N + 1 (graph token first):

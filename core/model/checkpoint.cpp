@@ -6,14 +6,14 @@
 #include <set>
 #include <sstream>
 
+#include "bundle/lora_spec.h"
+#include "bundle/model_source.h"
 #include "common/json_writer.h"
 #include "common/text.h"
 #include "model/format/pickle_value.h"
-#include "bundle/lora_spec.h"
-#include "bundle/model_source.h"
-#include "model/lora.h"
 #include "model/format/safetensors.h"
 #include "model/format/torch_zip.h"
+#include "model/lora.h"
 
 namespace gs::model {
 namespace fs = std::filesystem;
@@ -30,11 +30,13 @@ std::string siblingConfig(const std::string& weights) {
 }
 
 // Applies config.json (if present) over `config`, and reads our metadata fields from it.
-Status applyConfigJson(const std::string& weights, bundle::GraphormerConfig& config, bundle::ModelMetadata& metadata, bool required) {
+Status applyConfigJson(const std::string& weights, bundle::GraphormerConfig& config, bundle::ModelMetadata& metadata,
+                       bool required) {
   const std::string path = siblingConfig(weights);
   std::error_code ec;
   if (!fs::exists(path, ec)) {
-    if (required) return fail("no config.json next to '" + weights + "': HuggingFace checkpoints keep their configuration there");
+    if (required)
+      return fail("no config.json next to '" + weights + "': HuggingFace checkpoints keep their configuration there");
     return Status::ok();
   }
   auto json = bundle::readJsonFile(path);
@@ -95,11 +97,13 @@ Status stateDictTensors(const PyRef& dict, const std::string& path, TensorList& 
 // fairseq's argparse.Namespace -> config.json field names, over the architecture's defaults.
 Result<bundle::GraphormerConfig> fairseqConfig(const PyRef& args, const std::string& path) {
   if (!args || args->kind != PyValue::Kind::Object)
-    return fail("'" + path + "': fairseq checkpoint without 'args' (newer omegaconf 'cfg' layout): put a config.json beside it");
-  static const std::pair<const char*, const char*> kRename[] = {
-      {"encoder_layers", "num_hidden_layers"}, {"encoder_embed_dim", "embedding_dim"},
-      {"encoder_ffn_embed_dim", "ffn_embedding_dim"}, {"encoder_attention_heads", "num_attention_heads"},
-      {"act_dropout", "activation_dropout"}};
+    return fail("'" + path +
+                "': fairseq checkpoint without 'args' (newer omegaconf 'cfg' layout): put a config.json beside it");
+  static const std::pair<const char*, const char*> kRename[] = {{"encoder_layers", "num_hidden_layers"},
+                                                                {"encoder_embed_dim", "embedding_dim"},
+                                                                {"encoder_ffn_embed_dim", "ffn_embedding_dim"},
+                                                                {"encoder_attention_heads", "num_attention_heads"},
+                                                                {"act_dropout", "activation_dropout"}};
   std::ostringstream text;
   JsonWriter w(text);
   w.beginObject();
@@ -110,10 +114,14 @@ Result<bundle::GraphormerConfig> fairseqConfig(const PyRef& args, const std::str
     for (const auto& [from, to] : kRename)
       if (key == from) key = to;
     if (key == "arch" && v->isString()) arch = v->text;
-    if (v->kind == PyValue::Kind::Int) w.field(key, v->integer);
-    else if (v->kind == PyValue::Kind::Bool) w.field(key, v->boolean);
-    else if (v->kind == PyValue::Kind::Float) w.field(key, v->real);
-    else if (v->isString()) w.field(key, std::string_view(v->text));
+    if (v->kind == PyValue::Kind::Int)
+      w.field(key, v->integer);
+    else if (v->kind == PyValue::Kind::Bool)
+      w.field(key, v->boolean);
+    else if (v->kind == PyValue::Kind::Float)
+      w.field(key, v->real);
+    else if (v->isString())
+      w.field(key, std::string_view(v->text));
   }
   w.endObject();
   bundle::GraphormerConfig defaults;
@@ -158,7 +166,8 @@ Status fromTorchZip(const std::string& path, Checkpoint& ck) {
     if (hf == "classifier.classifier.weight" && tensor.dim() == 2) classes = tensor.size(0);
     ck.tensors.emplace_back(hf, tensor);
   }
-  if (dropped) ck.notes.push_back("dropped " + std::to_string(dropped) + " fairseq-only weights (encoder.masked_lm_pooler.*)");
+  if (dropped)
+    ck.notes.push_back("dropped " + std::to_string(dropped) + " fairseq-only weights (encoder.masked_lm_pooler.*)");
   auto config = fairseqConfig(r->get("args"), path);
   if (!config.isOk()) {
     // Without usable args a config.json must say everything.
@@ -178,9 +187,12 @@ Status fromTorchZip(const std::string& path, Checkpoint& ck) {
 
 bool mapFairseqKey(const std::string& fairseq, std::string* hf) {
   if (fairseq.rfind("encoder.masked_lm_pooler.", 0) == 0) return false;
-  if (fairseq == "encoder.embed_out.weight") *hf = "classifier.classifier.weight";
-  else if (fairseq == "encoder.lm_output_learned_bias") *hf = "classifier.lm_output_learned_bias";
-  else *hf = fairseq;
+  if (fairseq == "encoder.embed_out.weight")
+    *hf = "classifier.classifier.weight";
+  else if (fairseq == "encoder.lm_output_learned_bias")
+    *hf = "classifier.lm_output_learned_bias";
+  else
+    *hf = fairseq;
   return true;
 }
 
@@ -214,8 +226,8 @@ Status loadStateDict(GraphormerImpl& model, const TensorList& tensors) {
     return fail("checkpoint lacks " + std::to_string(missing.size()) + " weight(s) the model needs: " + list(missing) +
                 " (does the config match the checkpoint?)");
   if (!unexpected.empty())
-    return fail("checkpoint has " + std::to_string(unexpected.size()) + " weight(s) the model does not use: " +
-                list(unexpected) + " (does the config match the checkpoint?)");
+    return fail("checkpoint has " + std::to_string(unexpected.size()) +
+                " weight(s) the model does not use: " + list(unexpected) + " (does the config match the checkpoint?)");
   torch::NoGradGuard no_grad;
   for (const auto& p : params) {
     const torch::Tensor& src = *given[p.key()];
@@ -223,9 +235,10 @@ Status loadStateDict(GraphormerImpl& model, const TensorList& tensors) {
       return fail("weight '" + p.key() + "' is stored as " + std::string(c10::toString(src.scalar_type())) +
                   "; a floating-point type is needed");
     if (src.sizes() != p.value().sizes())
-      return fail("weight '" + p.key() + "' has shape " + shapeString(src.sizes()) + " in the checkpoint but the config needs " +
-                  shapeString(p.value().sizes()));
-    if (!torch::isfinite(src).all().item<bool>()) return fail("weight '" + p.key() + "' contains NaN or infinite values");
+      return fail("weight '" + p.key() + "' has shape " + shapeString(src.sizes()) +
+                  " in the checkpoint but the config needs " + shapeString(p.value().sizes()));
+    if (!torch::isfinite(src).all().item<bool>())
+      return fail("weight '" + p.key() + "' contains NaN or infinite values");
     p.value().copy_(src);
   }
   return Status::ok();
@@ -258,7 +271,8 @@ Result<LoadedModel> loadModel(const std::string& path) {
 
 Status saveModel(const std::string& path, GraphormerImpl& model, const bundle::ModelMetadata& metadata) {
   TensorList tensors;
-  for (const auto& p : model.named_parameters(true)) tensors.emplace_back(p.key(), p.value().detach().to(torch::kFloat));
+  for (const auto& p : model.named_parameters(true))
+    tensors.emplace_back(p.key(), p.value().detach().to(torch::kFloat));
   StringMap header{{"format", "pt"}, {kConfigKey, model.config().toJson()}, {kMetadataKey, metadata.toJson()}};
   for (auto& linear : model.linears()) {
     if (!linear->hasLora()) continue;

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "bundle/config.h"
 #include "bundle/model_source.h"
 #include "common/status.h"
-#include "bundle/config.h"
 #include "model/graphormer.h"
 #include "model/tensor_map.h"
 

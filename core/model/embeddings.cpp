@@ -3,9 +3,9 @@
 #include <torch/nn/functional/embedding.h>
 #include <torch/torch.h>
 
-#include "tensor/torch_compat.h"
 #include "model/attention_kernels.h"
 #include "model/row_kernels.h"
+#include "tensor/torch_compat.h"
 
 namespace gs::model {
 namespace F = torch::nn::functional;
@@ -36,8 +36,10 @@ void freezePaddingRow(torch::Tensor& weight) {
 GraphNodeFeatureImpl::GraphNodeFeatureImpl(const bundle::GraphormerConfig& c) {
   auto padded = [](int64_t n, int64_t dim) { return torch::nn::EmbeddingOptions(n, dim).padding_idx(0); };
   atom_encoder = register_module("atom_encoder", torch::nn::Embedding(padded(c.num_atoms + 1, c.embedding_dim)));
-  in_degree_encoder = register_module("in_degree_encoder", torch::nn::Embedding(padded(c.num_in_degree, c.embedding_dim)));
-  out_degree_encoder = register_module("out_degree_encoder", torch::nn::Embedding(padded(c.num_out_degree, c.embedding_dim)));
+  in_degree_encoder =
+      register_module("in_degree_encoder", torch::nn::Embedding(padded(c.num_in_degree, c.embedding_dim)));
+  out_degree_encoder =
+      register_module("out_degree_encoder", torch::nn::Embedding(padded(c.num_out_degree, c.embedding_dim)));
   graph_token = register_module("graph_token", torch::nn::Embedding(1, c.embedding_dim));
   freezePaddingRow(atom_encoder->weight);
 }
@@ -79,8 +81,8 @@ GraphAttnBiasImpl::GraphAttnBiasImpl(const bundle::GraphormerConfig& c)
   edge_encoder = register_module("edge_encoder",
                                  torch::nn::Embedding(torch::nn::EmbeddingOptions(c.num_edges + 1, h).padding_idx(0)));
   edge_dis_encoder = register_module("edge_dis_encoder", torch::nn::Embedding(c.num_edge_dis * h * h, 1));
-  spatial_pos_encoder = register_module("spatial_pos_encoder",
-                                        torch::nn::Embedding(torch::nn::EmbeddingOptions(c.num_spatial, h).padding_idx(0)));
+  spatial_pos_encoder = register_module(
+      "spatial_pos_encoder", torch::nn::Embedding(torch::nn::EmbeddingOptions(c.num_spatial, h).padding_idx(0)));
   graph_token_virtual_distance = register_module("graph_token_virtual_distance", torch::nn::Embedding(1, h));
   freezePaddingRow(edge_encoder->weight);
 }
@@ -96,7 +98,7 @@ torch::Tensor GraphAttnBiasImpl::multiHopEdgeTerm(const tensor::GraphBatch& batc
   edges = edges.narrow(3, 0, d);
   auto hops = F::embedding_bag(edges.reshape({-1, edges.size(4)}), edge_encoder->weight,
                                F::EmbeddingBagFuncOptions().mode(torch::kMean));  // [B*N*N*D, H]
-  auto flat = hops.view({b * n * n, d, h}).transpose(0, 1);                      // [D, B*N*N, H]
+  auto flat = hops.view({b * n * n, d, h}).transpose(0, 1);                       // [D, B*N*N, H]
   flat = torch::bmm(flat, edge_dis_encoder->weight.view({-1, h, h}).narrow(0, 0, d));
   auto summed = flat.sum(0).view({b, n, n, h});
   return (summed / sp.to(summed.scalar_type()).unsqueeze(-1)).permute({0, 3, 1, 2});
@@ -111,7 +113,7 @@ torch::Tensor GraphAttnBiasImpl::foldedEdgeTable() {
   if (!table_.defined() || key != table_key_) {
     const int64_t h = heads_;
     const auto hop = hops.view({-1, h, h}).narrow(0, 0, multi_hop_max_dist_).to(torch::kFloat);  // [D, H, H]
-    table_ = torch::matmul(emb.to(torch::kFloat).unsqueeze(0), hop).contiguous();          // [D, V, H]
+    table_ = torch::matmul(emb.to(torch::kFloat).unsqueeze(0), hop).contiguous();                // [D, V, H]
     table_key_ = key;
   }
   return table_;

@@ -11,8 +11,8 @@
 #include <mutex>
 #include <vector>
 
-#include "tensor/collate.h"
 #include "bundle/config.h"
+#include "tensor/collate.h"
 
 namespace gs::model {
 

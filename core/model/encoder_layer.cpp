@@ -5,10 +5,10 @@
 #include <cmath>
 #include <utility>
 
-#include "tensor/torch_compat.h"
 #include "model/attention_kernels.h"
 #include "model/layer_norm.h"
 #include "model/row_kernels.h"
+#include "tensor/torch_compat.h"
 
 namespace gs::model {
 
@@ -49,7 +49,8 @@ torch::Tensor SelfAttentionImpl::fusedInference(const torch::Tensor& x, const to
     const auto k = k_proj(x).to(type).contiguous(), v = v_proj(x).to(type).contiguous();
     const auto bias_c = bias.contiguous();
     kernels::attention(q.data_ptr(), k.data_ptr(), v.data_ptr(), type == torch::kBFloat16, static_cast<float>(scaling_),
-                       bias_c.data_ptr(), bias_c.scalar_type() == torch::kBFloat16, q.data_ptr(), b, t, heads_, head_dim_);
+                       bias_c.data_ptr(), bias_c.scalar_type() == torch::kBFloat16, q.data_ptr(), b, t, heads_,
+                       head_dim_);
   }
   return out_proj(q);
 }
@@ -75,7 +76,8 @@ EncoderLayerImpl::EncoderLayerImpl(const bundle::GraphormerConfig& c)
       activation_dropout_(c.activation_dropout) {
   const int64_t dim = c.embedding_dim;
   self_attn = register_module("self_attn", SelfAttention(dim, c.num_attention_heads, c.attention_dropout));
-  self_attn_layer_norm = register_module("self_attn_layer_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})));
+  self_attn_layer_norm =
+      register_module("self_attn_layer_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})));
   fc1 = register_module("fc1", Linear(dim, c.ffn_embedding_dim));
   fc2 = register_module("fc2", Linear(c.ffn_embedding_dim, dim));
   final_layer_norm = register_module("final_layer_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})));

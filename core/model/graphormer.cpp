@@ -31,10 +31,13 @@ torch::Tensor GraphEncoderImpl::attentionBias(const tensor::GraphBatch& batch, c
   return bias.masked_fill_(padded.unsqueeze(1).unsqueeze(2), -std::numeric_limits<float>::infinity());
 }
 
-torch::Tensor GraphEncoderImpl::normalizeEmbeddings(const torch::Tensor& node_features, c10::optional<c10::ScalarType> dtype) {
+torch::Tensor GraphEncoderImpl::normalizeEmbeddings(const torch::Tensor& node_features,
+                                                    c10::optional<c10::ScalarType> dtype) {
   torch::Tensor x;
-  if (!dtype) x = emb_layer_norm ? layerNormFp32(emb_layer_norm, node_features) : node_features;
-  else x = emb_layer_norm ? layerNormAs(emb_layer_norm, node_features, *dtype) : node_features.to(*dtype);
+  if (!dtype)
+    x = emb_layer_norm ? layerNormFp32(emb_layer_norm, node_features) : node_features;
+  else
+    x = emb_layer_norm ? layerNormAs(emb_layer_norm, node_features, *dtype) : node_features.to(*dtype);
   return is_training() && dropout_ > 0 ? torch::dropout(x, dropout_, true) : x;
 }
 

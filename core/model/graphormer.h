@@ -11,18 +11,18 @@
 
 #include <functional>
 
-#include "tensor/collate.h"
 #include "bundle/config.h"
 #include "model/embeddings.h"
 #include "model/encoder_layer.h"
 #include "model/linear.h"
+#include "tensor/collate.h"
 
 namespace gs::model {
 
 // Runs encoder layer `index` on (x, bias); lets the engine wrap layers (activation checkpointing,
 // per-layer hooks) without the model knowing.
-using LayerRunner = std::function<torch::Tensor(int index, EncoderLayerImpl& layer, const torch::Tensor& x,
-                                                const torch::Tensor& bias)>;
+using LayerRunner =
+    std::function<torch::Tensor(int index, EncoderLayerImpl& layer, const torch::Tensor& x, const torch::Tensor& bias)>;
 
 class GraphEncoderImpl : public torch::nn::Module {
  public:
@@ -37,7 +37,7 @@ class GraphEncoderImpl : public torch::nn::Module {
 
   GraphNodeFeature graph_node_feature{nullptr};
   GraphAttnBias graph_attn_bias{nullptr};
-  torch::nn::LayerNorm emb_layer_norm{nullptr};    // when encoder_normalize_before
+  torch::nn::LayerNorm emb_layer_norm{nullptr};  // when encoder_normalize_before
   torch::nn::ModuleList layers{nullptr};
   torch::nn::LayerNorm final_layer_norm{nullptr};  // when pre_layernorm: in checkpoints, unused by the forward
 

@@ -27,7 +27,8 @@ void LinearImpl::addLora(int64_t rank, double alpha, at::Generator generator) {
   const int64_t in = weight.size(1), out = weight.size(0);
   // kaiming_uniform_(a = sqrt(5)) of a [rank, in] matrix: U(-1/sqrt(in), 1/sqrt(in)).
   const double bound = 1.0 / std::sqrt(static_cast<double>(in));
-  lora_A = register_parameter("lora_A", torch::empty({rank, in}).uniform_(-bound, bound, generator).to(weight.options()));
+  lora_A =
+      register_parameter("lora_A", torch::empty({rank, in}).uniform_(-bound, bound, generator).to(weight.options()));
   lora_B = register_parameter("lora_B", torch::zeros({out, rank}, weight.options()));
   lora_scale_ = alpha / static_cast<double>(rank);
   dropInt8();

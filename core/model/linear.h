@@ -42,7 +42,7 @@ class LinearImpl : public torch::nn::Module {
   void mergeLora();
 
   torch::Tensor weight;
-  torch::Tensor bias;  // undefined when with_bias is false
+  torch::Tensor bias;            // undefined when with_bias is false
   torch::Tensor lora_A, lora_B;  // undefined without an adapter
 
  private:

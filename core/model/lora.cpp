@@ -47,11 +47,13 @@ void mergeLora(GraphormerImpl& model) {
 }
 
 bool isAdapterParameter(const std::string& name) {
-  return endsWith(name, ".lora_A") || endsWith(name, ".lora_B") || startsWith(name, "encoder.lm_head_transform_weight.") ||
-         startsWith(name, "encoder.layer_norm.") || startsWith(name, "classifier.");
+  return endsWith(name, ".lora_A") || endsWith(name, ".lora_B") ||
+         startsWith(name, "encoder.lm_head_transform_weight.") || startsWith(name, "encoder.layer_norm.") ||
+         startsWith(name, "classifier.");
 }
 
-Status saveAdapter(const std::string& path, GraphormerImpl& model, const bundle::ModelMetadata& metadata, const LoraSpec& spec) {
+Status saveAdapter(const std::string& path, GraphormerImpl& model, const bundle::ModelMetadata& metadata,
+                   const LoraSpec& spec) {
   if (!hasLora(model)) return fail("the model has no LoRA adapter to save");
   TensorList tensors;
   for (const auto& p : model.named_parameters(true))
@@ -66,10 +68,11 @@ Status applyAdapter(const std::string& path, LoadedModel& base, const std::strin
   auto spec = bundle::adapterSpecFromHeader(path, file->metadata);
   if (!spec.isOk()) return spec.status();
   if (!spec->base_sha256.empty() && !base_sha256.empty() && spec->base_sha256 != base_sha256)
-    return fail("adapter '" + path + "' was trained on the base model with SHA-256 " + spec->base_sha256 + ", not on '" +
-                base.weights_path + "' (" + base_sha256 + ")");
+    return fail("adapter '" + path + "' was trained on the base model with SHA-256 " + spec->base_sha256 +
+                ", not on '" + base.weights_path + "' (" + base_sha256 + ")");
   if (!spec->base_config.empty() && spec->base_config != base.config.toJson())
-    return fail("adapter '" + path + "' was trained on a base model with another configuration than '" + base.weights_path + "'");
+    return fail("adapter '" + path + "' was trained on a base model with another configuration than '" +
+                base.weights_path + "'");
   auto md_it = file->metadata.find(kMetadataKey);
   bundle::ModelMetadata metadata = base.metadata;
   if (md_it != file->metadata.end()) {
@@ -107,7 +110,8 @@ Status applyAdapter(const std::string& path, LoadedModel& base, const std::strin
   Status loaded = loadStateDict(model, full);
   mergeLora(model);
   if (!loaded.isOk()) return Status(loaded.code(), "'" + path + "': " + loaded.message());
-  if (Status s = metadata.validate(base.config.num_classes); !s.isOk()) return Status(s.code(), path + ": " + s.message());
+  if (Status s = metadata.validate(base.config.num_classes); !s.isOk())
+    return Status(s.code(), path + ": " + s.message());
   base.metadata = metadata;
   base.notes.push_back("LoRA adapter " + path + " (rank " + std::to_string(spec->rank) + ") merged");
   return Status::ok();

@@ -26,7 +26,8 @@ void mergeLora(GraphormerImpl& model);
 // Parameters an adapter trains and stores: "*.lora_A", "*.lora_B" and the head.
 bool isAdapterParameter(const std::string& name);
 
-Status saveAdapter(const std::string& path, GraphormerImpl& model, const bundle::ModelMetadata& metadata, const LoraSpec& spec);
+Status saveAdapter(const std::string& path, GraphormerImpl& model, const bundle::ModelMetadata& metadata,
+                   const LoraSpec& spec);
 // Applies the adapter at `path` to `base` (loaded from the weights file whose SHA-256 is
 // `base_sha256`) and merges it; the metadata (targets, normalisation) becomes the adapter's.
 // Errors name what does not match: another base model, another configuration, missing tensors.

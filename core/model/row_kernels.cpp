@@ -86,8 +86,8 @@ void layerNormRows(const T* x, const uint16_t* add, uint16_t* out, const float* 
 }
 }  // namespace
 
-void layerNormToBf16(const void* x, bool x_bf16, const uint16_t* add, uint16_t* out, const float* gamma, const float* beta,
-                     float eps, int64_t rows, int64_t cols) {
+void layerNormToBf16(const void* x, bool x_bf16, const uint16_t* add, uint16_t* out, const float* gamma,
+                     const float* beta, float eps, int64_t rows, int64_t cols) {
   if (x_bf16) {
     layerNormRows(static_cast<const uint16_t*>(x), add, out, gamma, beta, eps, rows, cols);
   } else {

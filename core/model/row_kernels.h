@@ -29,7 +29,7 @@ void sumNodeEmbeddings(const int64_t* nodes, const int64_t* degree, const NodeTa
 // bfloat16 at the end.
 //   x: rows x cols float32, or bfloat16 bits where x_bf16 (row-major); add: null, or rows x cols
 //   bfloat16 bits; out: rows x cols bfloat16 bits; gamma, beta: cols float32
-void layerNormToBf16(const void* x, bool x_bf16, const uint16_t* add, uint16_t* out, const float* gamma, const float* beta,
-                     float eps, int64_t rows, int64_t cols);
+void layerNormToBf16(const void* x, bool x_bf16, const uint16_t* add, uint16_t* out, const float* gamma,
+                     const float* beta, float eps, int64_t rows, int64_t cols);
 
 }  // namespace gs::model::kernels

@@ -40,7 +40,8 @@ Status readPerOutput(const JsonValue& o, const char* key, const std::vector<std:
   if (!m || !m->isObject()) return bad(std::string("'") + key + "' must be an object");
   for (const std::string& name : outputs) {
     const JsonValue* v = m->find(name);
-    if (v && !v->isNumber() && !v->isNull()) return bad(std::string("'") + key + "." + name + "' must be a number or null");
+    if (v && !v->isNumber() && !v->isNull())
+      return bad(std::string("'") + key + "." + name + "' must be a number or null");
     out->push_back(v && v->isNumber() ? v->asNumber() : missing);
   }
   return Status::ok();
@@ -64,13 +65,15 @@ Result<TrustRow> readTrust(const JsonValue& t, const std::vector<std::string>& o
 
 }  // namespace
 
-void writePredictionJson(JsonWriter& w, const std::vector<std::string>& outputs, const PredictedRow& row, int duplicate_of) {
+void writePredictionJson(JsonWriter& w, const std::vector<std::string>& outputs, const PredictedRow& row,
+                         int duplicate_of) {
   w.beginObject();
   w.field("id", row.id).field("smiles", row.input).field("canonical_smiles", row.canonical);
   w.field("status", statusCodeName(row.status.code()));
   if (row.status.isOk()) {
     w.key("values").beginObject();
-    for (size_t j = 0; j < outputs.size() && j < row.values.size(); ++j) w.key(outputs[j]).value(static_cast<double>(row.values[j]));
+    for (size_t j = 0; j < outputs.size() && j < row.values.size(); ++j)
+      w.key(outputs[j]).value(static_cast<double>(row.values[j]));
     w.endObject();
     if (row.trust) writeTrust(w, outputs, *row.trust);
   }
@@ -96,7 +99,7 @@ Result<DecodedPrediction> readPredictionJson(const JsonValue& o, const std::vect
   row.input = stringField(o, "smiles");
   row.canonical = stringField(o, "canonical_smiles");
   row.status = status->asString() == "ok" ? Status::ok()
-                                           : Status(statusCodeFromName(status->asString()), stringField(o, "message"));
+                                          : Status(statusCodeFromName(status->asString()), stringField(o, "message"));
   if (row.status.isOk()) {
     std::vector<double> values;
     if (Status s = readPerOutput(o, "values", outputs, std::nan(""), &values); !s.isOk()) return s;
@@ -107,7 +110,8 @@ Result<DecodedPrediction> readPredictionJson(const JsonValue& o, const std::vect
       row.trust = std::move(trust.value());
     }
   }
-  if (const JsonValue* dup = o.find("duplicate_of"); dup && dup->isInteger()) d.duplicate_of = static_cast<int>(dup->asInteger());
+  if (const JsonValue* dup = o.find("duplicate_of"); dup && dup->isInteger())
+    d.duplicate_of = static_cast<int>(dup->asInteger());
   return d;
 }
 

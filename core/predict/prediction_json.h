@@ -17,7 +17,8 @@
 namespace gs::predict {
 
 // `outputs`: the model's output names, in order; `duplicate_of` < 0 writes no such field.
-void writePredictionJson(JsonWriter& w, const std::vector<std::string>& outputs, const PredictedRow& row, int duplicate_of = -1);
+void writePredictionJson(JsonWriter& w, const std::vector<std::string>& outputs, const PredictedRow& row,
+                         int duplicate_of = -1);
 std::string predictionJson(const std::vector<std::string>& outputs, const PredictedRow& row, int duplicate_of = -1);
 
 struct DecodedPrediction {

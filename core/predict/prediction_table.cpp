@@ -56,7 +56,8 @@ void trustFields(const std::optional<TrustRow>& t, int num_outputs, std::vector<
 }  // namespace
 
 std::vector<std::string> predictionFields(const PredictedRow& row, int num_outputs) {
-  std::vector<std::string> fields{std::to_string(row.row), row.id, row.input, row.canonical, statusCodeName(row.status.code())};
+  std::vector<std::string> fields{std::to_string(row.row), row.id, row.input, row.canonical,
+                                  statusCodeName(row.status.code())};
   const bool ok = row.status.isOk() && static_cast<int>(row.values.size()) >= num_outputs;
   for (int j = 0; j < num_outputs; ++j) fields.push_back(ok ? data::CsvWriter::number(row.values[j]) : std::string());
   trustFields(ok ? row.trust : std::nullopt, num_outputs, fields);
@@ -83,7 +84,8 @@ InputColumns InputColumns::choose(const std::vector<std::string>& reader_columns
 std::vector<std::string> InputColumns::values(const std::vector<std::string>& fields) const {
   std::vector<std::string> out;
   out.reserve(indices.size());
-  for (int c : indices) out.push_back(c < static_cast<int>(fields.size()) ? fields[static_cast<size_t>(c)] : std::string());
+  for (int c : indices)
+    out.push_back(c < static_cast<int>(fields.size()) ? fields[static_cast<size_t>(c)] : std::string());
   return out;
 }
 
@@ -93,18 +95,28 @@ std::map<std::string, int64_t> statusCounts(const std::vector<PredictedRow>& row
   return counts;
 }
 
-Status writeRunRecord(const std::string& csv_path, const RunRecord& m, int64_t rows, const std::map<std::string, int64_t>& counts) {
+Status writeRunRecord(const std::string& csv_path, const RunRecord& m, int64_t rows,
+                      const std::map<std::string, int64_t>& counts) {
   AtomicFile file(csv_path + ".json");
   if (!file.isOpen()) return file.openStatus();
   JsonWriter w(file.stream());
   w.beginObject()
-      .field("tool", m.tool).field("version", GS_VERSION).field("timestamp", utcTimestamp())
-      .field("input", m.input).field("output", csv_path)
-      .key("model").beginObject()
-      .field("path", m.model_path).field("format", m.model_format).field("sha256", m.model_sha256)
-      .field("layers", m.layers).field("embedding_dim", m.embedding_dim)
-      .field("heads", m.heads).field("outputs", m.outputs)
-      .field("adapter", m.adapter_path).field("adapter_sha256", m.adapter_sha256)
+      .field("tool", m.tool)
+      .field("version", GS_VERSION)
+      .field("timestamp", utcTimestamp())
+      .field("input", m.input)
+      .field("output", csv_path)
+      .key("model")
+      .beginObject()
+      .field("path", m.model_path)
+      .field("format", m.model_format)
+      .field("sha256", m.model_sha256)
+      .field("layers", m.layers)
+      .field("embedding_dim", m.embedding_dim)
+      .field("heads", m.heads)
+      .field("outputs", m.outputs)
+      .field("adapter", m.adapter_path)
+      .field("adapter_sha256", m.adapter_sha256)
       .endObject()
       .field("precision", m.precision)
       .field("batch_size", m.batch_size)
@@ -114,17 +126,23 @@ Status writeRunRecord(const std::string& csv_path, const RunRecord& m, int64_t r
       .field("convention", m.convention)
       .field("spatial_pos_max", m.spatial_pos_max)
       .field("multi_hop_max_dist", m.multi_hop_max_dist)
-      .key("libraries").beginObject()
-      .field("libtorch", m.libtorch_version).field("rdkit", m.rdkit_version)
+      .key("libraries")
+      .beginObject()
+      .field("libtorch", m.libtorch_version)
+      .field("rdkit", m.rdkit_version)
       .endObject()
       .field("rows", rows)
       .field("seconds", m.seconds)
       .field("out_of_memory_retries", m.out_of_memory_retries)
       .field("strip_salts", m.strip_salts)
       .field("mirror_averaged", m.mirror_averaged)
-      .key("trust").beginObject()
-      .field("file", m.trust_path).field("members", m.trust_members)
-      .field("calibration_molecules", m.calibration_rows).field("confidence", m.confidence).field("note", m.trust_note)
+      .key("trust")
+      .beginObject()
+      .field("file", m.trust_path)
+      .field("members", m.trust_members)
+      .field("calibration_molecules", m.calibration_rows)
+      .field("confidence", m.confidence)
+      .field("note", m.trust_note)
       .endObject();
   w.key("counts").beginObject();
   for (const auto& [name, count] : counts) w.field(name, count);
@@ -144,7 +162,8 @@ Status writePredictions(const std::string& path, const bundle::ModelMetadata& me
   csv.row(header);
   for (const auto& r : rows) {
     auto fields = predictionFields(r, num_outputs);
-    for (size_t k = 0; k < input_columns.size(); ++k) fields.push_back(k < r.fields.size() ? r.fields[k] : std::string());
+    for (size_t k = 0; k < input_columns.size(); ++k)
+      fields.push_back(k < r.fields.size() ? r.fields[k] : std::string());
     csv.row(fields);
   }
   if (Status s = file.commit(); !s.isOk()) return s;

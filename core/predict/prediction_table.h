@@ -11,18 +11,18 @@
 #include <string>
 #include <vector>
 
+#include "bundle/config.h"
 #include "common/status.h"
 #include "data/csv_writer.h"
 #include "data/record.h"
-#include "bundle/config.h"
 #include "predict/trust.h"
 
 namespace gs::predict {
 
 struct PredictedRow : data::RowIdentity {
   int num_atoms = 0;
-  std::vector<float> values;  // one per model output when status is ok
-  std::optional<TrustRow> trust;  // when the model has trust data and the row is ok
+  std::vector<float> values;        // one per model output when status is ok
+  std::optional<TrustRow> trust;    // when the model has trust data and the row is ok
   std::vector<std::string> fields;  // the input record's fields (data::RawRecord::fields): the user's other columns
 };
 
@@ -54,7 +54,8 @@ struct RunRecord {
   int64_t calibration_rows = 0;
   double confidence = 0;
   bool strip_salts = false;
-  bool mirror_averaged = false;  // the model's targets are mirror-invariant: chiral molecules averaged with their mirror image
+  bool mirror_averaged =
+      false;  // the model's targets are mirror-invariant: chiral molecules averaged with their mirror image
 };
 
 std::vector<std::string> predictionHeader(const bundle::ModelMetadata& metadata, int num_outputs);

@@ -50,7 +50,8 @@ chem::MoleculeRow Predictor::featurize(const data::RawRecord& record, bool keep_
   return chem::featurizeRecord(record, featurizeOptions(keep_molecule));
 }
 
-std::vector<PredictedRow> Predictor::predict(const std::vector<data::RawRecord>& records, const engine::RunCallbacks& callbacks) {
+std::vector<PredictedRow> Predictor::predict(const std::vector<data::RawRecord>& records,
+                                             const engine::RunCallbacks& callbacks) {
   const auto options = featurizeOptions();
   std::vector<chem::MoleculeRow> rows;
   rows.reserve(records.size());
@@ -58,7 +59,8 @@ std::vector<PredictedRow> Predictor::predict(const std::vector<data::RawRecord>&
   return predict(rows, callbacks);
 }
 
-std::vector<PredictedRow> Predictor::predict(const std::vector<chem::MoleculeRow>& rows, const engine::RunCallbacks& callbacks) {
+std::vector<PredictedRow> Predictor::predict(const std::vector<chem::MoleculeRow>& rows,
+                                             const engine::RunCallbacks& callbacks) {
   std::vector<int> prediction_of_row;
   const auto molecules = chem::featurizedMolecules(rows, &prediction_of_row);
   const bool mirror = model_->metadata.mirrorInvariant();
@@ -134,7 +136,8 @@ namespace {
 std::vector<PredictedRow> cancelledRows(const std::vector<data::RawRecord>& records) {
   std::vector<PredictedRow> out;
   out.reserve(records.size());
-  for (const auto& r : records) out.push_back(pendingRow(r, Status(StatusCode::Cancelled, "not predicted: the run was cancelled")));
+  for (const auto& r : records)
+    out.push_back(pendingRow(r, Status(StatusCode::Cancelled, "not predicted: the run was cancelled")));
   return out;
 }
 
@@ -148,7 +151,8 @@ Result<StreamSummary> predictStream(Predictor& predictor, data::RecordReader& so
   bool more = true;
   while (more) {
     chunk.clear();
-    while (static_cast<int>(chunk.size()) < std::max(1, chunk_rows) && (more = source.next(record))) chunk.push_back(record);
+    while (static_cast<int>(chunk.size()) < std::max(1, chunk_rows) && (more = source.next(record)))
+      chunk.push_back(record);
     if (chunk.empty()) break;
     summary.cancelled = summary.cancelled || (callbacks.cancelled && callbacks.cancelled());
     auto rows = summary.cancelled ? cancelledRows(chunk) : predictor.predict(chunk, callbacks);
@@ -160,8 +164,8 @@ Result<StreamSummary> predictStream(Predictor& predictor, data::RecordReader& so
   return summary;
 }
 
-std::vector<chem::MoleculeRow> featurizeUsable(const Predictor& predictor, data::RecordReader& source, int64_t max_molecules,
-                                               int64_t* rows_read) {
+std::vector<chem::MoleculeRow> featurizeUsable(const Predictor& predictor, data::RecordReader& source,
+                                               int64_t max_molecules, int64_t* rows_read) {
   std::vector<chem::MoleculeRow> out;
   const auto options = predictor.featurizeOptions();
   const auto& config = predictor.model().config;

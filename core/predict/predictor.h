@@ -43,8 +43,10 @@ class Predictor {
   chem::FeaturizeOptions featurizeOptions(bool keep_molecule = false) const;
   chem::MoleculeRow featurize(const data::RawRecord& record, bool keep_molecule = false) const;
   // One row per record / featurized row, in order; rows that could not be read keep their status.
-  std::vector<PredictedRow> predict(const std::vector<data::RawRecord>& records, const engine::RunCallbacks& callbacks = {});
-  std::vector<PredictedRow> predict(const std::vector<chem::MoleculeRow>& rows, const engine::RunCallbacks& callbacks = {});
+  std::vector<PredictedRow> predict(const std::vector<data::RawRecord>& records,
+                                    const engine::RunCallbacks& callbacks = {});
+  std::vector<PredictedRow> predict(const std::vector<chem::MoleculeRow>& rows,
+                                    const engine::RunCallbacks& callbacks = {});
 
   const PredictorOptions& options() const { return options_; }
   const model::LoadedModel& model() const { return *model_; }

@@ -57,38 +57,68 @@ const std::map<std::string, Reader>& readers() {
       {"model", [](const JsonValue& v, PredictorOptions& o) { return readString(v, "model", &o.model.path); }},
       {"adapter", [](const JsonValue& v, PredictorOptions& o) { return readString(v, "adapter", &o.model.adapter); }},
       {"device", [](const JsonValue& v, PredictorOptions& o) { return readString(v, "device", &o.session.device); }},
-      {"precision", [](const JsonValue& v, PredictorOptions& o) { return readEnum(v, "precision", &tensor::parsePrecision, &o.session.precision); }},
-      {"threads", [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "threads", 0, 1024, &o.session.threads); }},
-      {"batch_size", [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "batch_size", 1, 65536, &o.session.plan.max_batch_size); }},
-      {"bucketing", [](const JsonValue& v, PredictorOptions& o) { return readBool(v, "bucketing", &o.session.plan.bucketing); }},
-      {"bucket_window", [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "bucket_window", 1, 1 << 24, &o.session.plan.window); }},
-      {"max_padded_nodes", [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "max_padded_nodes", 0, int64_t{1} << 40, &o.session.plan.max_padded_nodes); }},
-      {"max_attention_cells", [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "max_attention_cells", 0, int64_t{1} << 40, &o.session.plan.max_attention_cells); }},
-      {"autocast", [](const JsonValue& v, PredictorOptions& o) { return readBool(v, "autocast", &o.session.autocast); }},
-      {"memory_budget_bytes", [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "memory_budget_bytes", 0, int64_t{1} << 50, &o.session.memory_budget_bytes); }},
-      {"convention", [](const JsonValue& v, PredictorOptions& o) {
+      {"precision",
+       [](const JsonValue& v, PredictorOptions& o) {
+         return readEnum(v, "precision", &tensor::parsePrecision, &o.session.precision);
+       }},
+      {"threads",
+       [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "threads", 0, 1024, &o.session.threads); }},
+      {"batch_size",
+       [](const JsonValue& v, PredictorOptions& o) {
+         return readInt(v, "batch_size", 1, 65536, &o.session.plan.max_batch_size);
+       }},
+      {"bucketing",
+       [](const JsonValue& v, PredictorOptions& o) { return readBool(v, "bucketing", &o.session.plan.bucketing); }},
+      {"bucket_window",
+       [](const JsonValue& v, PredictorOptions& o) {
+         return readInt(v, "bucket_window", 1, 1 << 24, &o.session.plan.window);
+       }},
+      {"max_padded_nodes",
+       [](const JsonValue& v, PredictorOptions& o) {
+         return readInt(v, "max_padded_nodes", 0, int64_t{1} << 40, &o.session.plan.max_padded_nodes);
+       }},
+      {"max_attention_cells",
+       [](const JsonValue& v, PredictorOptions& o) {
+         return readInt(v, "max_attention_cells", 0, int64_t{1} << 40, &o.session.plan.max_attention_cells);
+       }},
+      {"autocast",
+       [](const JsonValue& v, PredictorOptions& o) { return readBool(v, "autocast", &o.session.autocast); }},
+      {"memory_budget_bytes",
+       [](const JsonValue& v, PredictorOptions& o) {
+         return readInt(v, "memory_budget_bytes", 0, int64_t{1} << 50, &o.session.memory_budget_bytes);
+       }},
+      {"convention",
+       [](const JsonValue& v, PredictorOptions& o) {
          if (v.isNull()) return o.session.convention.reset(), Status::ok();
          graph::Convention c{};
          if (Status s = readEnum(v, "convention", &graph::parseConvention, &c); !s.isOk()) return s;
          o.session.convention = c;
          return Status::ok();
        }},
-      {"spatial_pos_max", [](const JsonValue& v, PredictorOptions& o) {
+      {"spatial_pos_max",
+       [](const JsonValue& v, PredictorOptions& o) {
          if (v.isNull()) return o.session.spatial_pos_max.reset(), Status::ok();
          int x = 0;
          if (Status s = readInt(v, "spatial_pos_max", 1, 100000, &x); !s.isOk()) return s;
          o.session.spatial_pos_max = x;
          return Status::ok();
        }},
-      {"max_atoms", [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "max_atoms", 1, 100000, &o.parse.max_atoms); }},
-      {"atom_order", [](const JsonValue& v, PredictorOptions& o) { return readEnum(v, "atom_order", &chem::parseAtomOrder, &o.atom_order); }},
+      {"max_atoms",
+       [](const JsonValue& v, PredictorOptions& o) { return readInt(v, "max_atoms", 1, 100000, &o.parse.max_atoms); }},
+      {"atom_order",
+       [](const JsonValue& v, PredictorOptions& o) {
+         return readEnum(v, "atom_order", &chem::parseAtomOrder, &o.atom_order);
+       }},
       {"trust", [](const JsonValue& v, PredictorOptions& o) { return readBool(v, "trust", &o.trust); }},
-      {"confidence", [](const JsonValue& v, PredictorOptions& o) {
-         if (!v.isNumber() || !(v.asNumber() > 0 && v.asNumber() < 1)) return bad("confidence", "must be a number in (0, 1)");
+      {"confidence",
+       [](const JsonValue& v, PredictorOptions& o) {
+         if (!v.isNumber() || !(v.asNumber() > 0 && v.asNumber() < 1))
+           return bad("confidence", "must be a number in (0, 1)");
          o.confidence = v.asNumber();
          return Status::ok();
        }},
-      {"strip_salts", [](const JsonValue& v, PredictorOptions& o) { return readBool(v, "strip_salts", &o.strip_salts); }},
+      {"strip_salts",
+       [](const JsonValue& v, PredictorOptions& o) { return readBool(v, "strip_salts", &o.strip_salts); }},
   };
   return table;
 }
@@ -96,8 +126,9 @@ const std::map<std::string, Reader>& readers() {
 }  // namespace
 
 bool operator==(const PredictorOptions& a, const PredictorOptions& b) {
-  return a.model == b.model && a.session == b.session && a.parse.max_atoms == b.parse.max_atoms && a.atom_order == b.atom_order &&
-         a.trust == b.trust && a.confidence == b.confidence && a.strip_salts == b.strip_salts;
+  return a.model == b.model && a.session == b.session && a.parse.max_atoms == b.parse.max_atoms &&
+         a.atom_order == b.atom_order && a.trust == b.trust && a.confidence == b.confidence &&
+         a.strip_salts == b.strip_salts;
 }
 
 std::string toJson(const PredictorOptions& o) {
@@ -105,18 +136,32 @@ std::string toJson(const PredictorOptions& o) {
   JsonWriter w(out);
   const auto& s = o.session;
   w.beginObject()
-      .field("model", o.model.path).field("adapter", o.model.adapter)
-      .field("device", s.device).field("precision", tensor::precisionName(s.precision)).field("threads", s.threads)
-      .field("batch_size", s.plan.max_batch_size).field("bucketing", s.plan.bucketing)
-      .field("bucket_window", s.plan.window).field("max_padded_nodes", s.plan.max_padded_nodes)
-      .field("max_attention_cells", s.plan.max_attention_cells).field("autocast", s.autocast)
+      .field("model", o.model.path)
+      .field("adapter", o.model.adapter)
+      .field("device", s.device)
+      .field("precision", tensor::precisionName(s.precision))
+      .field("threads", s.threads)
+      .field("batch_size", s.plan.max_batch_size)
+      .field("bucketing", s.plan.bucketing)
+      .field("bucket_window", s.plan.window)
+      .field("max_padded_nodes", s.plan.max_padded_nodes)
+      .field("max_attention_cells", s.plan.max_attention_cells)
+      .field("autocast", s.autocast)
       .field("memory_budget_bytes", s.memory_budget_bytes);
-  if (s.convention) w.field("convention", graph::conventionName(*s.convention));
-  else w.key("convention").null();
-  if (s.spatial_pos_max) w.field("spatial_pos_max", *s.spatial_pos_max);
-  else w.key("spatial_pos_max").null();
-  w.field("max_atoms", o.parse.max_atoms).field("atom_order", chem::atomOrderName(o.atom_order))
-      .field("trust", o.trust).field("confidence", o.confidence).field("strip_salts", o.strip_salts).endObject();
+  if (s.convention)
+    w.field("convention", graph::conventionName(*s.convention));
+  else
+    w.key("convention").null();
+  if (s.spatial_pos_max)
+    w.field("spatial_pos_max", *s.spatial_pos_max);
+  else
+    w.key("spatial_pos_max").null();
+  w.field("max_atoms", o.parse.max_atoms)
+      .field("atom_order", chem::atomOrderName(o.atom_order))
+      .field("trust", o.trust)
+      .field("confidence", o.confidence)
+      .field("strip_salts", o.strip_salts)
+      .endObject();
   return out.str();
 }
 

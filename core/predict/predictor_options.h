@@ -16,7 +16,7 @@
 namespace gs::predict {
 
 struct PredictorOptions {
-  bundle::ModelSource model;  // path "" = the bundled default model; adapter on top
+  bundle::ModelSource model;       // path "" = the bundled default model; adapter on top
   engine::SessionOptions session;  // device, precision, threads, batch plan, memory budget, collation
   chem::ParseOptions parse;
   chem::AtomOrder atom_order = chem::AtomOrder::Canonical;

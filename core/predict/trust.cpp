@@ -11,15 +11,17 @@
 namespace gs::predict {
 namespace {
 
-constexpr NameTable<DomainBand, 3> kBands = {{DomainBand::In, "in"}, {DomainBand::Borderline, "borderline"}, {DomainBand::Out, "out"}};
+constexpr NameTable<DomainBand, 3> kBands = {
+    {DomainBand::In, "in"}, {DomainBand::Borderline, "borderline"}, {DomainBand::Out, "out"}};
 
 constexpr const char* kSymbols[] = {
-    "*",  "H",  "He", "Li", "Be", "B",  "C",  "N",  "O",  "F",  "Ne", "Na", "Mg", "Al", "Si", "P",  "S",  "Cl", "Ar", "K",
-    "Ca", "Sc", "Ti", "V",  "Cr", "Mn", "Fe", "Co", "Ni", "Cu", "Zn", "Ga", "Ge", "As", "Se", "Br", "Kr", "Rb", "Sr", "Y",
-    "Zr", "Nb", "Mo", "Tc", "Ru", "Rh", "Pd", "Ag", "Cd", "In", "Sn", "Sb", "Te", "I",  "Xe", "Cs", "Ba", "La", "Ce", "Pr",
-    "Nd", "Pm", "Sm", "Eu", "Gd", "Tb", "Dy", "Ho", "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W",  "Re", "Os", "Ir", "Pt", "Au",
-    "Hg", "Tl", "Pb", "Bi", "Po", "At", "Rn", "Fr", "Ra", "Ac", "Th", "Pa", "U",  "Np", "Pu", "Am", "Cm", "Bk", "Cf", "Es",
-    "Fm", "Md", "No", "Lr", "Rf", "Db", "Sg", "Bh", "Hs", "Mt", "Ds", "Rg", "Cn", "Nh", "Fl", "Mc", "Lv", "Ts", "Og"};
+    "*",  "H",  "He", "Li", "Be", "B",  "C",  "N",  "O",  "F",  "Ne", "Na", "Mg", "Al", "Si", "P",  "S",
+    "Cl", "Ar", "K",  "Ca", "Sc", "Ti", "V",  "Cr", "Mn", "Fe", "Co", "Ni", "Cu", "Zn", "Ga", "Ge", "As",
+    "Se", "Br", "Kr", "Rb", "Sr", "Y",  "Zr", "Nb", "Mo", "Tc", "Ru", "Rh", "Pd", "Ag", "Cd", "In", "Sn",
+    "Sb", "Te", "I",  "Xe", "Cs", "Ba", "La", "Ce", "Pr", "Nd", "Pm", "Sm", "Eu", "Gd", "Tb", "Dy", "Ho",
+    "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W",  "Re", "Os", "Ir", "Pt", "Au", "Hg", "Tl", "Pb", "Bi", "Po",
+    "At", "Rn", "Fr", "Ra", "Ac", "Th", "Pa", "U",  "Np", "Pu", "Am", "Cm", "Bk", "Cf", "Es", "Fm", "Md",
+    "No", "Lr", "Rf", "Db", "Sg", "Bh", "Hs", "Mt", "Ds", "Rg", "Cn", "Nh", "Fl", "Mc", "Lv", "Ts", "Og"};
 
 std::string fixed(double v, int digits = 2) {
   std::ostringstream o;
@@ -29,13 +31,15 @@ std::string fixed(double v, int digits = 2) {
   return o.str();
 }
 
-bool contains(const std::vector<uint32_t>& sorted, uint32_t v) { return std::binary_search(sorted.begin(), sorted.end(), v); }
+bool contains(const std::vector<uint32_t>& sorted, uint32_t v) {
+  return std::binary_search(sorted.begin(), sorted.end(), v);
+}
 
 void raise(DomainBand& band, DomainBand to) { band = std::max(band, to); }
 
 // Atoms whose environment of one radius is not in `seen`, listed as "C3, N7"; they join `atoms`.
-std::string unseenAtoms(const chem::DomainFeatures& f, const std::vector<uint32_t>& env, const std::vector<uint32_t>& seen,
-                        std::vector<int>& atoms) {
+std::string unseenAtoms(const chem::DomainFeatures& f, const std::vector<uint32_t>& env,
+                        const std::vector<uint32_t>& seen, std::vector<int>& atoms) {
   std::string list;
   for (size_t a = 0; a < env.size(); ++a) {
     if (env[a] == 0 || contains(seen, env[a])) continue;
@@ -105,19 +109,22 @@ double TrustAssessor::assessDomain(const chem::DomainFeatures& f, TrustRow& row)
   row.nn_similarity = nearest.empty() ? 0.0 : nearest[0].similarity;
   std::string unseen;
   for (int z : f.elements)
-    if (!std::binary_search(d.elements.begin(), d.elements.end(), z)) unseen += (unseen.empty() ? "" : ", ") + elementSymbol(z);
+    if (!std::binary_search(d.elements.begin(), d.elements.end(), z))
+      unseen += (unseen.empty() ? "" : ", ") + elementSymbol(z);
   auto add = [&](DomainBand band, std::string reason) {
     raise(row.band, band);
     row.reasons.push_back(std::move(reason));
   };
   if (!unseen.empty()) add(DomainBand::Out, "element never in training: " + unseen);
-  if (f.fragments > 1) add(DomainBand::Out, std::to_string(f.fragments) + " fragments (salt or mixture; see --strip-salts)");
+  if (f.fragments > 1)
+    add(DomainBand::Out, std::to_string(f.fragments) + " fragments (salt or mixture; see --strip-salts)");
   if (f.heavy_atoms > d.max_heavy_atoms)
     add(DomainBand::Out, std::to_string(f.heavy_atoms) + " heavy atoms, more than any training molecule (" +
                              std::to_string(d.max_heavy_atoms) + ")");
   const size_t known = row.unseen_atoms.size();
   if (auto r1 = unseenAtoms(f, f.env_r1, d.env_r1, row.unseen_atoms); !r1.empty())
-    add(row.unseen_atoms.size() - known >= 2 ? DomainBand::Out : DomainBand::Borderline, "radius-1 environment never in training at atom " + r1);
+    add(row.unseen_atoms.size() - known >= 2 ? DomainBand::Out : DomainBand::Borderline,
+        "radius-1 environment never in training at atom " + r1);
   if (auto r2 = unseenAtoms(f, f.env_r2, d.env_r2, row.unseen_atoms); !r2.empty())
     add(DomainBand::In, "radius-2 environment never in training at atom " + r2);
   // Very low similarity means "out" only together with a new atom environment: a small molecule
@@ -135,7 +142,8 @@ double TrustAssessor::assessDomain(const chem::DomainFeatures& f, TrustRow& row)
   for (size_t i = 0; i < nearest.size() && i < static_cast<size_t>(kShownNeighbours); ++i) {
     const auto at = static_cast<size_t>(nearest[i].index);
     NeighbourInfo n{nearest[i].index, nearest[i].similarity, ref.ids[at], ref.smiles[at], {}, {}};
-    n.label.assign(ref.labels.begin() + static_cast<std::ptrdiff_t>(at * outs), ref.labels.begin() + static_cast<std::ptrdiff_t>((at + 1) * outs));
+    n.label.assign(ref.labels.begin() + static_cast<std::ptrdiff_t>(at * outs),
+                   ref.labels.begin() + static_cast<std::ptrdiff_t>((at + 1) * outs));
     n.prediction.assign(ref.predictions.begin() + static_cast<std::ptrdiff_t>(at * outs),
                         ref.predictions.begin() + static_cast<std::ptrdiff_t>((at + 1) * outs));
     row.neighbours.push_back(std::move(n));
@@ -143,7 +151,8 @@ double TrustAssessor::assessDomain(const chem::DomainFeatures& f, TrustRow& row)
   return dist;
 }
 
-TrustRow TrustAssessor::assess(const chem::DomainFeatures& f, const std::vector<std::vector<float>>& values, double confidence) const {
+TrustRow TrustAssessor::assess(const chem::DomainFeatures& f, const std::vector<std::vector<float>>& values,
+                               double confidence) const {
   TrustRow row;
   const double d = assessDomain(f, row);
   row.distance = d;
@@ -200,7 +209,8 @@ SigmaFit chooseSigma(const OutputFold& v) {
     for (size_t i = 0; i < sigma.size(); ++i) scores[i] = v.error[i] / (sigma[i] + beta);
     auto c = stats::ConformalScores::fromScores(scores);
     if (!c.isOk()) continue;
-    const double width = c->quantile(0.9) * (std::accumulate(sigma.begin(), sigma.end(), 0.0) / double(sigma.size()) + beta);
+    const double width =
+        c->quantile(0.9) * (std::accumulate(sigma.begin(), sigma.end(), 0.0) / double(sigma.size()) + beta);
     if (width < best_width) {
       best_width = width;
       const double scale = me > 0 ? me / stats::median(sigma) : 1.0;
@@ -213,8 +223,11 @@ SigmaFit chooseSigma(const OutputFold& v) {
 }  // namespace
 
 Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& calibration) {
-  if (calibration.labels.empty()) return Status(StatusCode::InvalidArgument, "no calibration molecules: the trust data needs a calibration fold");
-  if (valid.labels.empty()) return Status(StatusCode::InvalidArgument, "no validation molecules: σ's weights are chosen on the validation fold");
+  if (calibration.labels.empty())
+    return Status(StatusCode::InvalidArgument, "no calibration molecules: the trust data needs a calibration fold");
+  if (valid.labels.empty())
+    return Status(StatusCode::InvalidArgument,
+                  "no validation molecules: σ's weights are chosen on the validation fold");
   t.sigma.ensemble_weight.assign(t.outputs, 0);
   t.sigma.distance_weight.assign(t.outputs, 0);
   t.sigma.beta.assign(t.outputs, 0);
@@ -222,9 +235,12 @@ Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& c
   t.calibration_residuals.assign(t.outputs, {});
   for (int j = 0; j < t.outputs; ++j) {
     const OutputFold v = outputFold(valid, j);
-    if (v.error.size() < 2) return Status(StatusCode::InvalidArgument, "too few validation labels for output " + std::to_string(j));
+    if (v.error.size() < 2)
+      return Status(StatusCode::InvalidArgument, "too few validation labels for output " + std::to_string(j));
     const SigmaFit fit = chooseSigma(v);
-    if (!(fit.a > 0 || fit.b > 0)) return Status(StatusCode::InvalidArgument, "no usable σ: the ensemble agrees and every molecule is a training duplicate");
+    if (!(fit.a > 0 || fit.b > 0))
+      return Status(StatusCode::InvalidArgument,
+                    "no usable σ: the ensemble agrees and every molecule is a training duplicate");
     t.sigma.ensemble_weight[j] = fit.a;
     t.sigma.distance_weight[j] = fit.b;
     t.sigma.beta[j] = std::max(fit.beta, 1e-12);
@@ -253,8 +269,10 @@ void addReference(bundle::TrustData& t, const chem::DomainFeatures& f, const std
   ref.predictions.insert(ref.predictions.end(), prediction.begin(), prediction.end());
   auto& d = t.domain;
   d.elements.insert(d.elements.end(), f.elements.begin(), f.elements.end());
-  for (auto e : f.env_r1) if (e) d.env_r1.push_back(e);
-  for (auto e : f.env_r2) if (e) d.env_r2.push_back(e);
+  for (auto e : f.env_r1)
+    if (e) d.env_r1.push_back(e);
+  for (auto e : f.env_r2)
+    if (e) d.env_r2.push_back(e);
   d.max_heavy_atoms = std::max(d.max_heavy_atoms, f.heavy_atoms);
   // Keep the sets small while adding (training sets of 10^5+ molecules).
   if (d.env_r2.size() > 4 * (1u << 20)) finishDomain(d);

@@ -41,8 +41,8 @@ struct TrustRow {
   double distance = 0;                      // d(x): 1 − mean Tanimoto of the k nearest
   DomainBand band = DomainBand::In;
   std::vector<std::string> reasons;
-  double nn_similarity = 0;        // to the most similar training molecule
-  std::vector<int> unseen_atoms;   // atoms (parsed-molecule indices) in an environment never seen
+  double nn_similarity = 0;               // to the most similar training molecule
+  std::vector<int> unseen_atoms;          // atoms (parsed-molecule indices) in an environment never seen
   std::vector<NeighbourInfo> neighbours;  // most similar first
 };
 
@@ -56,7 +56,8 @@ class TrustAssessor {
 
   // One molecule: `values[m][j]` is ensemble member m's prediction of output j in target units,
   // member 0 the model itself (the prediction shown).
-  TrustRow assess(const chem::DomainFeatures& features, const std::vector<std::vector<float>>& values, double confidence) const;
+  TrustRow assess(const chem::DomainFeatures& features, const std::vector<std::vector<float>>& values,
+                  double confidence) const;
   // The band, reasons and neighbours only; returns d(x).
   double assessDomain(const chem::DomainFeatures& features, TrustRow& row) const;
   // 1 − mean Tanimoto of the k nearest training molecules, and those neighbours.
@@ -66,7 +67,9 @@ class TrustAssessor {
     return quantile(j, confidence) * (sigma + data_.sigma.beta[static_cast<size_t>(j)]);
   }
   // The constant-width baseline's half-width: the conformal quantile of the plain residuals.
-  double constantHalfWidth(int j, double confidence) const { return residuals_[static_cast<size_t>(j)].quantile(confidence); }
+  double constantHalfWidth(int j, double confidence) const {
+    return residuals_[static_cast<size_t>(j)].quantile(confidence);
+  }
   // The multiplier of (σ + β) for output j at `confidence` (+inf when the calibration set is too small).
   double quantile(int j, double confidence) const { return scores_[static_cast<size_t>(j)].quantile(confidence); }
 
@@ -81,10 +84,10 @@ double ensembleSpread(const std::vector<std::vector<float>>& values, int j);
 
 // What building trust data needs for the validation or calibration fold, one entry per molecule.
 struct TrustFold {
-  std::vector<std::vector<float>> labels;                  // [molecule][output]; NaN = missing
-  std::vector<std::vector<std::vector<float>>> values;     // [molecule][member][output]
-  std::vector<double> distance;                            // d(x)
-  std::vector<double> nn_similarity;                       // nearest training molecule
+  std::vector<std::vector<float>> labels;               // [molecule][output]; NaN = missing
+  std::vector<std::vector<std::vector<float>>> values;  // [molecule][member][output]
+  std::vector<double> distance;                         // d(x)
+  std::vector<double> nn_similarity;                    // nearest training molecule
 };
 
 // Chooses σ's weights on `valid` (the mix of ensemble spread and distance with the narrowest mean

@@ -27,12 +27,14 @@ std::string TrustEnsemble::trustPath(const model::LoadedModel& model) {
   return (fs::path(file).parent_path() / bundle::kTrustFile).string();
 }
 
-Result<std::unique_ptr<TrustEnsemble>> TrustEnsemble::open(const model::LoadedModel& model, const engine::SessionOptions& options,
-                                                           std::string* note) {
+Result<std::unique_ptr<TrustEnsemble>> TrustEnsemble::open(const model::LoadedModel& model,
+                                                           const engine::SessionOptions& options, std::string* note) {
   const std::string path = trustPath(model);
   std::error_code ec;
   if (!fs::exists(path, ec)) {
-    if (note) *note = "the model has no trust data (" + std::string(bundle::kTrustFile) + "): interval and domain columns are empty";
+    if (note)
+      *note = "the model has no trust data (" + std::string(bundle::kTrustFile) +
+              "): interval and domain columns are empty";
     return std::unique_ptr<TrustEnsemble>();
   }
   auto data = bundle::readTrust(path);
@@ -41,13 +43,16 @@ Result<std::unique_ptr<TrustEnsemble>> TrustEnsemble::open(const model::LoadedMo
     return trustError(path, "built for other weights (SHA-256 " + data->model_sha256.substr(0, 12) + ", these are " +
                                 model.sha256.substr(0, 12) + ")");
   if (data->outputs != model.config.num_classes)
-    return trustError(path, "has " + std::to_string(data->outputs) + " outputs, the model " + std::to_string(model.config.num_classes));
+    return trustError(path, "has " + std::to_string(data->outputs) + " outputs, the model " +
+                                std::to_string(model.config.num_classes));
   std::unique_ptr<TrustEnsemble> t(new TrustEnsemble(path, data.value()));
   const auto dir = fs::path(path).parent_path();
   for (size_t m = 0; m < data->members.size(); ++m) {
     auto member = model::openModel(bundle::ModelSource{(dir / data->members[m]).string(), ""});
-    if (!member.isOk()) return trustError(path, "ensemble member '" + data->members[m] + "': " + member.status().message());
-    if (memberSha(member.value()) != data->member_sha256[m]) return trustError(path, "ensemble member '" + data->members[m] + "' has changed");
+    if (!member.isOk())
+      return trustError(path, "ensemble member '" + data->members[m] + "': " + member.status().message());
+    if (memberSha(member.value()) != data->member_sha256[m])
+      return trustError(path, "ensemble member '" + data->members[m] + "' has changed");
     auto session = engine::InferenceSession::create(member.value(), options);
     if (!session.isOk()) return session.status();
     t->sessions_.push_back(std::move(session.value()));
@@ -55,14 +60,15 @@ Result<std::unique_ptr<TrustEnsemble>> TrustEnsemble::open(const model::LoadedMo
   return t;
 }
 
-void TrustEnsemble::apply(const std::vector<chem::MoleculeRow>& rows, const std::vector<const graph::Featurized*>& molecules,
+void TrustEnsemble::apply(const std::vector<chem::MoleculeRow>& rows,
+                          const std::vector<const graph::Featurized*>& molecules,
                           const std::vector<int>& prediction_of_row, double confidence, bool mirror_invariant,
-                          const engine::RunCallbacks& callbacks,
-                          std::vector<PredictedRow>& out) const {
+                          const engine::RunCallbacks& callbacks, std::vector<PredictedRow>& out) const {
   engine::RunCallbacks quiet;
   quiet.cancelled = callbacks.cancelled;
   std::vector<std::vector<engine::Prediction>> member_predictions;
-  for (const auto& s : sessions_) member_predictions.push_back(engine::predictForTargets(*s, mirror_invariant, molecules, quiet));
+  for (const auto& s : sessions_)
+    member_predictions.push_back(engine::predictForTargets(*s, mirror_invariant, molecules, quiet));
   for (size_t r = 0; r < rows.size(); ++r) {
     if (!out[r].status.isOk() || prediction_of_row[r] < 0 || !rows[r].domain) continue;
     std::vector<std::vector<float>> values{out[r].values};

@@ -24,16 +24,15 @@ class TrustEnsemble {
   static std::string trustPath(const model::LoadedModel& model);
   // Null (and `note` says why) when the model has no trust file; an error when the file is
   // corrupt, built for other weights, or a member is missing or changed.
-  static Result<std::unique_ptr<TrustEnsemble>> open(const model::LoadedModel& model, const engine::SessionOptions& options,
-                                                     std::string* note);
+  static Result<std::unique_ptr<TrustEnsemble>> open(const model::LoadedModel& model,
+                                                     const engine::SessionOptions& options, std::string* note);
   ~TrustEnsemble();
 
   // Fills out[r].trust for every row predicted ok: the members predict the same molecules (averaged
   // with their mirror images when the targets are mirror-invariant, as the main model's are).
   void apply(const std::vector<chem::MoleculeRow>& rows, const std::vector<const graph::Featurized*>& molecules,
              const std::vector<int>& prediction_of_row, double confidence, bool mirror_invariant,
-             const engine::RunCallbacks& callbacks,
-             std::vector<PredictedRow>& out) const;
+             const engine::RunCallbacks& callbacks, std::vector<PredictedRow>& out) const;
 
   const TrustAssessor& assessor() const { return assessor_; }
   const std::string& path() const { return path_; }

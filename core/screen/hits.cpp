@@ -155,8 +155,10 @@ Status writeSqlite(const std::string& path, const std::vector<std::string>& head
     for (size_t c = 0; c < header.size(); ++c) {
       const std::string& v = c < hits[i].fields.size() ? hits[i].fields[c] : std::string();
       double d = 0;
-      if (c != 1 && number(v, &d)) sqlite3_bind_double(stmt, static_cast<int>(c + 2), d);  // ids stay text
-      else sqlite3_bind_text(stmt, static_cast<int>(c + 2), v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+      if (c != 1 && number(v, &d))
+        sqlite3_bind_double(stmt, static_cast<int>(c + 2), d);  // ids stay text
+      else
+        sqlite3_bind_text(stmt, static_cast<int>(c + 2), v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
     }
     ok = sqlite3_step(stmt) == SQLITE_DONE;
   }
@@ -190,13 +192,15 @@ Result<std::vector<Condition>> parseConditions(const std::string& where, const s
     const std::string term = where.substr(start, comma - start);
     start = comma + 1;
     const size_t at = term.find_first_of("<>=!");
-    if (at == std::string::npos || at == 0) return Status{StatusCode::InvalidArgument, "--where: '" + term + "' is not COL<X (or <=, >, >=, =, !=)"};
+    if (at == std::string::npos || at == 0)
+      return Status{StatusCode::InvalidArgument, "--where: '" + term + "' is not COL<X (or <=, >, >=, =, !=)"};
     Condition c;
     const size_t op_len = at + 1 < term.size() && term[at + 1] == '=' ? 2 : 1;
     c.op = term.substr(at, op_len);
     const std::string name = term.substr(0, at);
     const auto it = std::find(header.begin(), header.end(), name);
-    if (it == header.end()) return Status{StatusCode::InvalidArgument, "--where: no column '" + name + "' in the output"};
+    if (it == header.end())
+      return Status{StatusCode::InvalidArgument, "--where: no column '" + name + "' in the output"};
     c.column = static_cast<int>(it - header.begin());
     if (c.op == "!" || !number(term.substr(at + op_len), &c.value))
       return Status{StatusCode::InvalidArgument, "--where: '" + term + "' needs a number after the operator"};
@@ -205,8 +209,8 @@ Result<std::vector<Condition>> parseConditions(const std::string& where, const s
   return out;
 }
 
-Result<std::vector<HitList>> writeHitLists(const std::string& dir, const Plan& plan, const std::vector<Receipt>& receipts,
-                                           const HitOptions& o) {
+Result<std::vector<HitList>> writeHitLists(const std::string& dir, const Plan& plan,
+                                           const std::vector<Receipt>& receipts, const HitOptions& o) {
   auto conditions = parseConditions(o.where, plan.header);
   if (!conditions.isOk()) return conditions.status();
   std::vector<std::string> by = o.by;
@@ -215,7 +219,8 @@ Result<std::vector<HitList>> writeHitLists(const std::string& dir, const Plan& p
   std::vector<int> columns;
   for (const auto& name : by) {
     const auto it = std::find(plan.header.begin(), plan.header.end(), name);
-    if (it == plan.header.end()) return Status{StatusCode::InvalidArgument, "--by: no column '" + name + "' in the output"};
+    if (it == plan.header.end())
+      return Status{StatusCode::InvalidArgument, "--by: no column '" + name + "' in the output"};
     columns.push_back(static_cast<int>(it - plan.header.begin()));
   }
   std::vector<Ranking> rankings;

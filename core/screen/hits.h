@@ -23,11 +23,11 @@ struct Condition {
 };
 
 struct HitOptions {
-  int64_t top = 0;                  // 0: every row that passes the conditions
-  std::vector<std::string> by;      // columns to rank by ("" = each model output)
-  bool ascending = false;           // smallest first
-  std::string where;                // "COL<X,COL>=Y" (all must hold)
-  std::string prefix;               // output path prefix: <prefix>.<column>.csv/.sdf/.sqlite
+  int64_t top = 0;              // 0: every row that passes the conditions
+  std::vector<std::string> by;  // columns to rank by ("" = each model output)
+  bool ascending = false;       // smallest first
+  std::string where;            // "COL<X,COL>=Y" (all must hold)
+  std::string prefix;           // output path prefix: <prefix>.<column>.csv/.sdf/.sqlite
   bool sdf = true, sqlite = true;
 };
 
@@ -41,7 +41,7 @@ struct HitList {
 };
 
 // `receipts` in plan order (verified by merge).
-Result<std::vector<HitList>> writeHitLists(const std::string& dir, const Plan& plan, const std::vector<Receipt>& receipts,
-                                           const HitOptions& options);
+Result<std::vector<HitList>> writeHitLists(const std::string& dir, const Plan& plan,
+                                           const std::vector<Receipt>& receipts, const HitOptions& options);
 
 }  // namespace gs::screen

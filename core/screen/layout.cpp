@@ -20,19 +20,21 @@ std::string receiptPath(const std::string& dir, int shard) {
 }
 
 std::string partReceiptPath(const std::string& dir, int shard, int64_t first_row) {
-  return groupDir(dir, "receipts", shard) + "/" + std::to_string(shard) + ".part-" + std::to_string(first_row) + ".json";
+  return groupDir(dir, "receipts", shard) + "/" + std::to_string(shard) + ".part-" + std::to_string(first_row) +
+         ".json";
 }
 
 std::string piecePath(const std::string& dir, int shard, int64_t first_row, const std::string& token,
                       const std::string& suffix) {
-  return groupDir(dir, "shards", shard) + "/" + std::to_string(shard) + "." + std::to_string(first_row) + "." + token + suffix;
+  return groupDir(dir, "shards", shard) + "/" + std::to_string(shard) + "." + std::to_string(first_row) + "." + token +
+         suffix;
 }
 
 std::string attemptToken() {
   char host[256] = "host";
   ::gethostname(host, sizeof host - 1);
-  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::system_clock::now().time_since_epoch()).count();
+  const auto ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   return std::string(host) + "-" + std::to_string(::getpid()) + "-" + std::to_string(ns);
 }
 

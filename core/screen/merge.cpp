@@ -46,8 +46,12 @@ void writeRecord(const std::string& path, const Plan& plan, const std::string& p
   JsonWriter w(file.stream());
   std::map<std::string, int64_t> devices;
   for (const auto& r : receipts) devices[r.host + " " + r.device] += r.rows_out;
-  w.beginObject().field("tool", "graphormer-cli screen merge").field("plan_id", plan_id)
-      .field("model_sha256", plan.model_sha256).field("output", m.output).field("rows", m.rows)
+  w.beginObject()
+      .field("tool", "graphormer-cli screen merge")
+      .field("plan_id", plan_id)
+      .field("model_sha256", plan.model_sha256)
+      .field("output", m.output)
+      .field("rows", m.rows)
       .field("shards", static_cast<int64_t>(plan.shards.size()));
   w.key("predictor").raw(predict::toJson(plan.predictor));
   w.key("inputs").beginArray();
@@ -56,8 +60,15 @@ void writeRecord(const std::string& path, const Plan& plan, const std::string& p
   for (const auto& [k, v] : m.by_status) w.field(k, v);
   w.endObject().key("rows_by_host_device").beginObject();
   for (const auto& [k, v] : devices) w.field(k, v);
-  w.endObject().key("shard_seconds").beginObject().field("read", m.seconds.read).field("featurize", m.seconds.featurize)
-      .field("infer", m.seconds.infer).field("write", m.seconds.write).field("total", m.seconds.total).endObject();
+  w.endObject()
+      .key("shard_seconds")
+      .beginObject()
+      .field("read", m.seconds.read)
+      .field("featurize", m.seconds.featurize)
+      .field("infer", m.seconds.infer)
+      .field("write", m.seconds.write)
+      .field("total", m.seconds.total)
+      .endObject();
   w.field("merge_seconds", m.merge_seconds).endObject();
   file.stream() << '\n';
   file.commit();
@@ -71,7 +82,8 @@ Result<Receipt> verifiedShard(const std::string& dir, const std::string& plan_id
   if (r->plan_id != plan_id || r->shard != shard || !r->complete)
     return shardError(shard, "its receipt belongs to another plan (" + r->plan_id + ")");
   if (r->model_sha256 != plan.model_sha256)
-    return shardError(shard, "computed with another model (SHA-256 " + r->model_sha256 + ", the plan's is " + plan.model_sha256 + ")");
+    return shardError(shard, "computed with another model (SHA-256 " + r->model_sha256 + ", the plan's is " +
+                                 plan.model_sha256 + ")");
   const Shard& s = plan.shards[static_cast<size_t>(shard)];
   int64_t rows = 0, next = s.first_row;
   for (const auto& p : r->pieces) {

@@ -8,8 +8,8 @@
 // predict outputs one after the other under one header. A merged run record goes next to it.
 #include <string>
 
-#include "common/status.h"
 #include <optional>
+#include "common/status.h"
 
 #include "screen/hits.h"
 #include "screen/plan.h"
@@ -19,7 +19,7 @@ namespace gs::screen {
 
 struct MergeOptions {
   std::string dir;
-  std::string output;  // "" = <dir>/merged/predictions<suffix>
+  std::string output;              // "" = <dir>/merged/predictions<suffix>
   std::optional<HitOptions> hits;  // hit lists too (prefix "" = <dir>/merged/hits)
 };
 

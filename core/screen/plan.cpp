@@ -15,24 +15,36 @@ const Codec kCodecs[] = {Codec::None, Codec::Gzip, Codec::Bzip2, Codec::Zstd};
 
 void writeReader(JsonWriter& w, const data::ReaderOptions& r) {
   w.beginObject()
-      .field("smiles_column", r.smiles_column).field("id_column", r.id_column)
-      .field("csv_header", r.csv_header).field("csv_delimiter", std::string(r.csv_delimiter ? 1 : 0, r.csv_delimiter))
+      .field("smiles_column", r.smiles_column)
+      .field("id_column", r.id_column)
+      .field("csv_header", r.csv_header)
+      .field("csv_delimiter", std::string(r.csv_delimiter ? 1 : 0, r.csv_delimiter))
       .field("sdf_id_property", r.sdf_id_property)
       .endObject();
 }
 
 void writeInput(JsonWriter& w, const InputFingerprint& in) {
   w.beginObject()
-      .field("path", in.path).field("size", in.size).field("mtime_ns", std::to_string(in.mtime_ns)).field("sha256", in.sha256)
-      .field("format", data::formatInfo(in.format).name).field("codec", codecName(in.codec)).field("rows", in.rows)
+      .field("path", in.path)
+      .field("size", in.size)
+      .field("mtime_ns", std::to_string(in.mtime_ns))
+      .field("sha256", in.sha256)
+      .field("format", data::formatInfo(in.format).name)
+      .field("codec", codecName(in.codec))
+      .field("rows", in.rows)
       .field("header_bytes", in.header_bytes)
       .endObject();
 }
 
 void writeShard(JsonWriter& w, const Shard& s) {
   w.beginObject()
-      .field("id", s.id).field("input", s.input).field("begin", s.begin).field("end", s.end)
-      .field("first_row", s.first_row).field("rows", s.rows).field("sha256", s.sha256)
+      .field("id", s.id)
+      .field("input", s.input)
+      .field("begin", s.begin)
+      .field("end", s.end)
+      .field("first_row", s.first_row)
+      .field("rows", s.rows)
+      .field("sha256", s.sha256)
       .endObject();
 }
 
@@ -143,9 +155,13 @@ std::string toJson(const Plan& plan) {
   w.key("predictor").raw(predict::toJson(plan.predictor));
   w.key("reader");
   writeReader(w, plan.reader);
-  w.field("model_sha256", plan.model_sha256).field("adapter_sha256", plan.adapter_sha256)
-      .field("trust_sha256", plan.trust_sha256).field("output_codec", codecName(plan.output_codec))
-      .field("num_outputs", plan.num_outputs).field("chunk_rows", plan.chunk_rows).field("measured_rate", plan.measured_rate)
+  w.field("model_sha256", plan.model_sha256)
+      .field("adapter_sha256", plan.adapter_sha256)
+      .field("trust_sha256", plan.trust_sha256)
+      .field("output_codec", codecName(plan.output_codec))
+      .field("num_outputs", plan.num_outputs)
+      .field("chunk_rows", plan.chunk_rows)
+      .field("measured_rate", plan.measured_rate)
       .field("shard_seconds", plan.shard_seconds);
   w.key("header").beginArray();
   for (const auto& h : plan.header) w.value(h);

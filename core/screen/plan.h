@@ -20,20 +20,20 @@ struct InputFingerprint {
   std::string path;  // absolute
   int64_t size = 0;
   int64_t mtime_ns = 0;
-  std::string sha256;              // of the file as stored
+  std::string sha256;  // of the file as stored
   data::FileFormat format = data::FileFormat::Smi;
   Codec codec = Codec::None;
-  int64_t rows = -1;               // -1: not counted (compressed inputs are not read at plan time)
-  int64_t header_bytes = 0;        // CSV/TSV/CXSMILES: bytes of the header every range is read with
+  int64_t rows = -1;         // -1: not counted (compressed inputs are not read at plan time)
+  int64_t header_bytes = 0;  // CSV/TSV/CXSMILES: bytes of the header every range is read with
 };
 
 struct Shard {
   int id = 0;
-  int input = 0;                   // index into Plan::inputs
-  int64_t begin = 0, end = -1;     // byte range of the file; end -1 = the whole (compressed) file
-  int64_t first_row = 1;           // row number (1-based, within the input) of the shard's first record
-  int64_t rows = -1;               // -1: unknown until run (compressed)
-  std::string sha256;              // of the bytes [begin, end) ("" for whole compressed files: see the input's)
+  int input = 0;                // index into Plan::inputs
+  int64_t begin = 0, end = -1;  // byte range of the file; end -1 = the whole (compressed) file
+  int64_t first_row = 1;        // row number (1-based, within the input) of the shard's first record
+  int64_t rows = -1;            // -1: unknown until run (compressed)
+  std::string sha256;           // of the bytes [begin, end) ("" for whole compressed files: see the input's)
 };
 
 struct Plan {
@@ -46,10 +46,10 @@ struct Plan {
   std::vector<std::string> header;  // the output's CSV columns
   int num_outputs = 0;              // the model's outputs
   Codec output_codec = Codec::Gzip;
-  int chunk_rows = 0;               // rows predicted together (predict's chunk)
-  double measured_rate = 0;         // molecules/s of one process, measured while planning
-  double shard_seconds = 0;         // target time per shard
-  std::string created;              // UTC, ISO 8601
+  int chunk_rows = 0;        // rows predicted together (predict's chunk)
+  double measured_rate = 0;  // molecules/s of one process, measured while planning
+  double shard_seconds = 0;  // target time per shard
+  std::string created;       // UTC, ISO 8601
 };
 
 // The plan as JSON (stable field order) and back; the plan's id is the SHA-256 of this text.

@@ -58,7 +58,8 @@ double measureRate(predict::Predictor& predictor, const std::string& path, const
   data::RawRecord r;
   while (records.size() < 384 && reader.value()->next(r)) records.push_back(r);
   if (records.empty()) return 0;
-  predictor.predict(std::vector<data::RawRecord>(records.begin(), records.begin() + std::min<size_t>(64, records.size())));
+  predictor.predict(
+      std::vector<data::RawRecord>(records.begin(), records.begin() + std::min<size_t>(64, records.size())));
   const auto start = std::chrono::steady_clock::now();
   predictor.predict(records);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -107,9 +108,11 @@ Status cutShards(const PlanOptions& o, Plan& plan, const std::vector<std::vector
       continue;
     }
     const int64_t chunks = static_cast<int64_t>(bounds[i].size()) - 1;
-    const int64_t parts = per_shard > 0 ? (chunks + per_shard - 1) / per_shard
-                                        : std::llround(static_cast<double>(o.shards) * chunks / std::max<int64_t>(1, total_chunks));
-    if (Status s = addShards(plan, static_cast<int>(i), bounds[i], std::clamp<int64_t>(parts, 1, std::max<int64_t>(1, chunks)));
+    const int64_t parts =
+        per_shard > 0 ? (chunks + per_shard - 1) / per_shard
+                      : std::llround(static_cast<double>(o.shards) * chunks / std::max<int64_t>(1, total_chunks));
+    if (Status s = addShards(plan, static_cast<int>(i), bounds[i],
+                             std::clamp<int64_t>(parts, 1, std::max<int64_t>(1, chunks)));
         !s.isOk())
       return s;
   }
@@ -119,8 +122,10 @@ Status cutShards(const PlanOptions& o, Plan& plan, const std::vector<std::vector
 Status writeNewPlan(const std::string& dir, const Plan& plan) {
   const std::string path = dir + "/plan.json";
   if (std::ifstream(path).good())
-    return {StatusCode::InvalidArgument, dir + " already holds a plan: plans are immutable (run it with "
-                                                "`screen run " + dir + "`, or plan into a new directory)"};
+    return {StatusCode::InvalidArgument, dir +
+                                             " already holds a plan: plans are immutable (run it with "
+                                             "`screen run " +
+                                             dir + "`, or plan into a new directory)"};
   for (const char* sub : {"shards", "receipts", "attempts", "logs"})
     if (!makeDirs(dir + "/" + sub)) return {StatusCode::IoError, "cannot create " + dir + "/" + sub};
   AtomicFile file(path);
@@ -140,7 +145,8 @@ std::vector<int64_t> spreadChunks(int64_t chunks, int64_t parts) {
 }
 
 Result<std::vector<Boundary>> scanBoundaries(const std::string& path, data::FileFormat format,
-                                             const data::ReaderOptions& options, int chunk_rows, int64_t* header_bytes) {
+                                             const data::ReaderOptions& options, int chunk_rows,
+                                             int64_t* header_bytes) {
   auto in = data::SegmentStream::open(path, {{0, -1}});
   if (!in.isOk()) return in.status();
   data::SegmentStream& stream = *in.value();
@@ -157,8 +163,10 @@ Result<std::vector<Boundary>> scanBoundaries(const std::string& path, data::File
   // the end of the file (trailing comments or blank space after the last record belong to it)
   struct stat st {};
   ::stat(path.c_str(), &st);
-  if (rows % chunk_rows != 0 || out.size() == 1) out.push_back({static_cast<int64_t>(st.st_size), rows});
-  else out.back().offset = st.st_size;
+  if (rows % chunk_rows != 0 || out.size() == 1)
+    out.push_back({static_cast<int64_t>(st.st_size), rows});
+  else
+    out.back().offset = st.st_size;
   return out;
 }
 
@@ -174,7 +182,8 @@ Result<Plan> buildPlan(const PlanOptions& o) {
   plan.output_codec = o.output_codec;
   plan.chunk_rows = o.chunk_rows > 0 ? o.chunk_rows : predict::kChunkRows;
   plan.shard_seconds = o.shard_seconds;
-  if (!codecAvailable(o.output_codec)) return Status{StatusCode::InvalidArgument, std::string("this build cannot write ") + codecName(o.output_codec)};
+  if (!codecAvailable(o.output_codec))
+    return Status{StatusCode::InvalidArgument, std::string("this build cannot write ") + codecName(o.output_codec)};
   for (const auto& path : o.inputs) {
     auto in = fingerprint(path);
     if (!in.isOk()) return in.status();

@@ -30,8 +30,7 @@ struct Boundary {
   int64_t rows = 0;
 };
 Result<std::vector<Boundary>> scanBoundaries(const std::string& path, data::FileFormat format,
-                                             const data::ReaderOptions& reader, int chunk_rows,
-                                             int64_t* header_bytes);
+                                             const data::ReaderOptions& reader, int chunk_rows, int64_t* header_bytes);
 // Splits `chunks` chunks into `parts` runs of whole chunks as evenly as possible (chunk counts).
 std::vector<int64_t> spreadChunks(int64_t chunks, int64_t parts);
 

@@ -23,7 +23,8 @@ namespace {
 int64_t integer(const JsonValue& j, const char* key, Status* status) {
   const JsonValue* v = j.find(key);
   if (v && v->isInteger()) return v->asInteger();
-  if (status->isOk()) *status = {StatusCode::InvalidArgument, std::string("receipt: '") + key + "' missing or not an integer"};
+  if (status->isOk())
+    *status = {StatusCode::InvalidArgument, std::string("receipt: '") + key + "' missing or not an integer"};
   return 0;
 }
 
@@ -47,8 +48,13 @@ int count(const JsonValue& j, const char* key) {
 }
 
 void writeSeconds(JsonWriter& w, const StageSeconds& s) {
-  w.beginObject().field("read", s.read).field("featurize", s.featurize).field("infer", s.infer)
-      .field("write", s.write).field("total", s.total).endObject();
+  w.beginObject()
+      .field("read", s.read)
+      .field("featurize", s.featurize)
+      .field("infer", s.infer)
+      .field("write", s.write)
+      .field("total", s.total)
+      .endObject();
 }
 
 StageSeconds readSeconds(const JsonValue* j) {
@@ -103,21 +109,39 @@ StageSeconds& StageSeconds::operator+=(const StageSeconds& o) {
 std::string toJson(const Receipt& r) {
   std::ostringstream out;
   JsonWriter w(out);
-  w.beginObject().field("version", Receipt::kVersion).field("plan_id", r.plan_id).field("shard", r.shard)
-      .field("complete", r.complete).field("model_sha256", r.model_sha256).field("first_row", r.first_row)
-      .field("rows_in", r.rows_in).field("rows_out", r.rows_out).field("next_offset", r.next_offset)
+  w.beginObject()
+      .field("version", Receipt::kVersion)
+      .field("plan_id", r.plan_id)
+      .field("shard", r.shard)
+      .field("complete", r.complete)
+      .field("model_sha256", r.model_sha256)
+      .field("first_row", r.first_row)
+      .field("rows_in", r.rows_in)
+      .field("rows_out", r.rows_out)
+      .field("next_offset", r.next_offset)
       .field("reached_end", r.reached_end);
   w.key("by_status").beginObject();
   for (const auto& [k, v] : r.by_status) w.field(k, v);
   w.endObject().key("pieces").beginArray();
   for (const auto& p : r.pieces)
-    w.beginObject().field("file", p.file).field("first_row", p.first_row).field("rows", p.rows)
-        .field("bytes", p.bytes).field("sha256", p.sha256).endObject();
+    w.beginObject()
+        .field("file", p.file)
+        .field("first_row", p.first_row)
+        .field("rows", p.rows)
+        .field("bytes", p.bytes)
+        .field("sha256", p.sha256)
+        .endObject();
   w.endArray().key("seconds");
   writeSeconds(w, r.seconds);
-  w.field("host", r.host).field("device", r.device).field("precision", r.precision).field("threads", r.threads)
-      .field("attempt", r.attempt).field("attempts", r.attempts).field("started", r.started)
-      .field("finished", r.finished).endObject();
+  w.field("host", r.host)
+      .field("device", r.device)
+      .field("precision", r.precision)
+      .field("threads", r.threads)
+      .field("attempt", r.attempt)
+      .field("attempts", r.attempts)
+      .field("started", r.started)
+      .field("finished", r.finished)
+      .endObject();
   out << '\n';
   return out.str();
 }
@@ -127,7 +151,8 @@ Result<Receipt> receiptFromJson(const std::string& json_text) {
   if (!json.isOk()) return Status{StatusCode::InvalidArgument, "receipt: " + json.status().message()};
   const JsonValue& j = json.value();
   Status status;
-  if (integer(j, "version", &status) != Receipt::kVersion) return Status{StatusCode::InvalidArgument, "receipt: unknown version"};
+  if (integer(j, "version", &status) != Receipt::kVersion)
+    return Status{StatusCode::InvalidArgument, "receipt: unknown version"};
   Receipt r;
   r.plan_id = text(j, "plan_id");
   r.shard = static_cast<int>(integer(j, "shard", &status));
@@ -205,7 +230,8 @@ Result<Receipt> completeReceipt(const std::string& dir, const std::string& plan_
   auto r = readReceipt(receiptPath(dir, shard));
   if (!r.isOk()) return r;
   if (r->plan_id != plan_id || !r->complete || r->shard != shard)
-    return Status{StatusCode::InvalidArgument, "receipt of shard " + std::to_string(shard) + " belongs to another plan"};
+    return Status{StatusCode::InvalidArgument,
+                  "receipt of shard " + std::to_string(shard) + " belongs to another plan"};
   return r;
 }
 

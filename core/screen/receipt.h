@@ -15,7 +15,7 @@
 namespace gs::screen {
 
 struct Piece {
-  std::string file;      // relative to the plan directory
+  std::string file;  // relative to the plan directory
   int64_t first_row = 0;
   int64_t rows = 0;
   int64_t bytes = 0;
@@ -31,18 +31,18 @@ struct Receipt {
   static constexpr int kVersion = 1;
   std::string plan_id;
   int shard = 0;
-  bool complete = false;          // false: one piece of an unfinished shard
+  bool complete = false;  // false: one piece of an unfinished shard
   std::string model_sha256;
   int64_t first_row = 0;
   int64_t rows_in = 0, rows_out = 0;
-  int64_t next_offset = -1;       // part, uncompressed input: byte where the next record starts
-  bool reached_end = false;       // the input range was read to its end
+  int64_t next_offset = -1;  // part, uncompressed input: byte where the next record starts
+  bool reached_end = false;  // the input range was read to its end
   std::map<std::string, int64_t> by_status;
   std::vector<Piece> pieces;
   StageSeconds seconds;
   std::string host, device, precision, attempt, started, finished;
   int threads = 0;
-  int attempts = 1;               // complete: attempts that contributed pieces
+  int attempts = 1;  // complete: attempts that contributed pieces
 };
 
 std::string toJson(const Receipt& receipt);

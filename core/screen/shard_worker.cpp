@@ -3,13 +3,13 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <set>
-#include <unistd.h>
 
 #include "common/atomic_file.h"
 #include "data/csv_writer.h"
@@ -97,7 +97,8 @@ Result<RangeReader> openRange(const Plan& plan, const Shard& s, const Range& r) 
 Status checkInput(const Plan& plan, const Shard& s, bool whole_range) {
   const InputFingerprint& in = plan.inputs[static_cast<size_t>(s.input)];
   struct stat st {};
-  if (::stat(in.path.c_str(), &st) != 0) return {StatusCode::InvalidArgument, "input " + in.path + " is gone (moved or deleted since the plan was made)"};
+  if (::stat(in.path.c_str(), &st) != 0)
+    return {StatusCode::InvalidArgument, "input " + in.path + " is gone (moved or deleted since the plan was made)"};
   const int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   if (st.st_size != in.size || mtime != in.mtime_ns)
     return {StatusCode::InvalidArgument, "input " + in.path + " changed since the plan was made (size or time differ)"};
@@ -167,8 +168,8 @@ std::vector<predict::PredictedRow> predictChunk(predict::Predictor* p, const std
   return rows;
 }
 
-Loop runLoop(predict::Predictor* p, const Plan& plan, const Shard& s, const Range& r, RangeReader& in,
-             PieceWriter& out, const WorkOptions& o) {
+Loop runLoop(predict::Predictor* p, const Plan& plan, const Shard& s, const Range& r, RangeReader& in, PieceWriter& out,
+             const WorkOptions& o) {
   Loop loop;
   const int64_t shard_end = s.rows >= 0 ? s.first_row + s.rows : INT64_MAX;
   const int64_t end_row = r.to_row > 0 ? std::min(r.to_row, shard_end) : shard_end;

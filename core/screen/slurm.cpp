@@ -1,8 +1,8 @@
 #include "screen/slurm.h"
 
 #include <dirent.h>
-#include <sys/stat.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -152,14 +152,18 @@ Status submitArrays(const SubmitOptions& o, const std::string& sub, const std::v
     std::ofstream list(base + ".blocks");
     for (size_t b = first; b < first + count; ++b) list << blocks[b] << "\n";
     list.close();
-    const std::string body = "#SBATCH --job-name=gs-screen\n#SBATCH --output=" + sub + "/%A_%a.out\n"
+    const std::string body = "#SBATCH --job-name=gs-screen\n#SBATCH --output=" + sub +
+                             "/%A_%a.out\n"
                              "#SBATCH --signal=B:USR1@120\n"
-                             "exec" + joinQuoted({o.cli, "screen", "run", o.dir, "--slurm-array", "--blocks", base + ".blocks",
-                                                  "--local", std::to_string(o.local)}) + "\n";
+                             "exec" +
+                             joinQuoted({o.cli, "screen", "run", o.dir, "--slurm-array", "--blocks", base + ".blocks",
+                                         "--local", std::to_string(o.local)}) +
+                             "\n";
     if (Status s = writeScript(base + ".sh", body); !s.isOk()) return s;
     result.scripts.push_back(base + ".sh");
     if (o.dry_run) continue;
-    std::vector<std::string> args{"--array=0-" + std::to_string(count - 1) + (o.throttle > 0 ? "%" + std::to_string(o.throttle) : "")};
+    std::vector<std::string> args{"--array=0-" + std::to_string(count - 1) +
+                                  (o.throttle > 0 ? "%" + std::to_string(o.throttle) : "")};
     args.insert(args.end(), o.sbatch_args.begin(), o.sbatch_args.end());
     auto id = sbatch(args, base + ".sh");
     if (!id.isOk()) return id.status();
@@ -173,7 +177,8 @@ Status submitMerge(const SubmitOptions& o, const std::string& sub, SubmitResult&
   std::vector<std::string> merge{o.cli, "screen", "merge", o.dir};
   merge.insert(merge.end(), o.merge_args.begin(), o.merge_args.end());
   const std::string script = sub + "/merge.sh";
-  if (Status s = writeScript(script, "#SBATCH --job-name=gs-merge\n#SBATCH --output=" + sub + "/merge-%j.out\nexec" + joinQuoted(merge) + "\n");
+  if (Status s = writeScript(script, "#SBATCH --job-name=gs-merge\n#SBATCH --output=" + sub + "/merge-%j.out\nexec" +
+                                         joinQuoted(merge) + "\n");
       !s.isOk())
     return s;
   result.scripts.push_back(script);

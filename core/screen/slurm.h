@@ -13,14 +13,14 @@ namespace gs::screen {
 
 struct SubmitOptions {
   std::string dir;
-  std::string cli;                         // graphormer-cli, as the compute nodes see it
-  std::vector<std::string> sbatch_args;    // passed to every sbatch (partition, time, --gres=gpu:N, ...)
-  int shards_per_task = 0;                 // 0: enough shards for ~30 min per task, from the plan
-  int throttle = 0;                        // > 0: at most this many tasks of an array at once
-  int local = 1;                           // worker processes per array task (one per GPU, say)
-  bool merge = true;                       // submit `screen merge` after the arrays
-  std::vector<std::string> merge_args;     // e.g. --top 1000 --by gap_ev
-  bool dry_run = false;                    // write the scripts, submit nothing
+  std::string cli;                       // graphormer-cli, as the compute nodes see it
+  std::vector<std::string> sbatch_args;  // passed to every sbatch (partition, time, --gres=gpu:N, ...)
+  int shards_per_task = 0;               // 0: enough shards for ~30 min per task, from the plan
+  int throttle = 0;                      // > 0: at most this many tasks of an array at once
+  int local = 1;                         // worker processes per array task (one per GPU, say)
+  bool merge = true;                     // submit `screen merge` after the arrays
+  std::vector<std::string> merge_args;   // e.g. --top 1000 --by gap_ev
+  bool dry_run = false;                  // write the scripts, submit nothing
 };
 
 struct SubmitResult {

@@ -17,8 +17,10 @@ Result<ScreenStatus> screenStatus(const std::string& dir, int processes, int max
   int64_t known_rows = 0, pending_rows = 0;
   bool all_known = true;
   for (const auto& s : plan->shards) {
-    if (s.rows >= 0) known_rows += s.rows;
-    else all_known = false;
+    if (s.rows >= 0)
+      known_rows += s.rows;
+    else
+      all_known = false;
     auto r = completeReceipt(dir, plan_id, s.id);
     if (!r.isOk()) {
       ++st.pending;
@@ -53,13 +55,14 @@ Result<ScreenStatus> screenStatus(const std::string& dir, int processes, int max
 void printStatus(std::ostream& out, const ScreenStatus& s) {
   out << std::fixed << std::setprecision(1);
   out << "shards: " << s.done << " done, " << s.pending << " pending of " << s.shards << " (" << s.with_failures
-      << " with attempts that did not end: running now, or failed; " << s.quarantined << " at the limit, bisected next run)\n";
+      << " with attempts that did not end: running now, or failed; " << s.quarantined
+      << " at the limit, bisected next run)\n";
   out << "rows: " << s.rows_done << " done" << (s.rows_total >= 0 ? " of " + std::to_string(s.rows_total) : "") << "\n";
   for (const auto& [k, v] : s.by_status) out << "  " << k << ": " << v << "\n";
   out << "rate: " << s.rate << " molecules/s per process, " << s.rate_per_thread << " per thread\n";
   const double t = std::max(1e-9, s.seconds.read + s.seconds.featurize + s.seconds.infer + s.seconds.write);
-  out << "time: read " << 100 * s.seconds.read / t << " %, featurize " << 100 * s.seconds.featurize / t
-      << " %, infer " << 100 * s.seconds.infer / t << " %, write " << 100 * s.seconds.write / t << " %\n";
+  out << "time: read " << 100 * s.seconds.read / t << " %, featurize " << 100 * s.seconds.featurize / t << " %, infer "
+      << 100 * s.seconds.infer / t << " %, write " << 100 * s.seconds.write / t << " %\n";
   for (const auto& [device, rows] : s.rows_by_device) {
     const double secs = s.seconds_by_device.at(device);
     out << "  " << device << ": " << rows << " rows, " << (secs > 0 ? static_cast<double>(rows) / secs : 0.0)

@@ -103,7 +103,9 @@ std::string lastLine(const std::string& path) {
 bool workerOk(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == kWorkComplete; }
 
 std::string describe(int status) {
-  if (WIFSIGNALED(status)) return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  if (WIFSIGNALED(status))
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
+           ")";
   if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
   return "ended abnormally";
 }
@@ -118,15 +120,18 @@ bool bisect(const SuperviseOptions& o, int shard, int64_t from, int64_t to, cons
   const int status = runWorker(o, shard, rangeArgs(shard, from, to));
   if (workerOk(status)) return true;
   if (!WIFSIGNALED(status)) {  // an error, not a crash: halving the range cannot help
-    if (o.note) o.note("shard " + std::to_string(shard) + ": rows " + std::to_string(from) + "-" + std::to_string(to - 1) +
-                       " failed with " + describe(status) + " (see the shard's log)");
+    if (o.note)
+      o.note("shard " + std::to_string(shard) + ": rows " + std::to_string(from) + "-" + std::to_string(to - 1) +
+             " failed with " + describe(status) + " (see the shard's log)");
     return false;
   }
   if (to - from <= 1) {
     auto args = rangeArgs(shard, from, to);
     args.insert(args.end(), {"--mark-crashed", "the worker crashed on this molecule in every attempt (" + why +
                                                    "); quarantined after bisection"});
-    if (o.note) o.note("shard " + std::to_string(shard) + ": row " + std::to_string(from) + " crashes the worker: marked crashed");
+    if (o.note)
+      o.note("shard " + std::to_string(shard) + ": row " + std::to_string(from) +
+             " crashes the worker: marked crashed");
     return workerOk(runWorker(o, shard, args));
   }
   const int64_t mid = from + (to - from) / 2;
@@ -172,8 +177,10 @@ class Supervision {
       queue_.pop_front();
       if (failedAttempts(o_.dir, shard) >= o_.max_attempts) {
         ++result.quarantined;
-        if (quarantineShard(o_, shard, last_failure_[shard])) ++result.done;
-        else ++result.failed;
+        if (quarantineShard(o_, shard, last_failure_[shard]))
+          ++result.done;
+        else
+          ++result.failed;
         continue;
       }
       size_t slot = 0;
@@ -238,8 +245,10 @@ Result<SuperviseResult> supervise(const SuperviseOptions& options) {
   if (all.empty())
     for (const auto& s : plan->shards) all.push_back(s.id);
   for (int id : all) {
-    if (completeReceipt(o.dir, plan_id, id).isOk()) ++result.done;
-    else queue.push_back(id);
+    if (completeReceipt(o.dir, plan_id, id).isOk())
+      ++result.done;
+    else
+      queue.push_back(id);
   }
   Supervision supervision(o, std::move(queue));
   if (Status s = supervision.run(result); !s.isOk()) return s;
@@ -262,8 +271,9 @@ bool quarantineShard(const SuperviseOptions& o, int shard, const std::string& wh
     to = 1;
     while (reader.value()->next(r)) ++to;
   }
-  if (o.note) o.note("shard " + std::to_string(shard) + " quarantined after " + std::to_string(o.max_attempts) +
-                     " failed attempts (" + why + "): bisecting rows " + std::to_string(from) + "-" + std::to_string(to - 1));
+  if (o.note)
+    o.note("shard " + std::to_string(shard) + " quarantined after " + std::to_string(o.max_attempts) +
+           " failed attempts (" + why + "): bisecting rows " + std::to_string(from) + "-" + std::to_string(to - 1));
   if (from < to && !bisect(o, shard, from, to, why.empty() ? "earlier attempts failed" : why)) return false;
   auto complete = completeIfCovered(o.dir, plan_id, plan.value(), shard);
   return complete.isOk() && complete.value();

@@ -15,12 +15,12 @@ namespace gs::screen {
 
 struct SuperviseOptions {
   std::string dir;
-  std::string worker;                    // the graphormer-cli executable
-  std::vector<std::string> worker_args;  // passed to every `screen work` (e.g. --threads 1)
-  std::vector<std::string> slot_devices; // per parallel slot: --device for its children ("" = plan's);
-                                         // empty: one GPU per slot on GPU nodes (screen/devices.h)
+  std::string worker;                     // the graphormer-cli executable
+  std::vector<std::string> worker_args;   // passed to every `screen work` (e.g. --threads 1)
+  std::vector<std::string> slot_devices;  // per parallel slot: --device for its children ("" = plan's);
+                                          // empty: one GPU per slot on GPU nodes (screen/devices.h)
   int parallel = 1;
-  std::vector<int> shards;               // shards to run (empty: every shard of the plan)
+  std::vector<int> shards;  // shards to run (empty: every shard of the plan)
   int max_attempts = 3;
   std::function<bool()> stop;
   std::function<void(const std::string&)> note;

@@ -24,7 +24,7 @@ size_t utf8Length(std::string_view s, size_t i) {
   if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
   if (c >= 0xE0 && c <= 0xEF) {
     if (!cont(1) || !cont(2)) return 0;
-    if (c == 0xE0 && b(1) < 0xA0) return 0;  // overlong
+    if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
     if (c == 0xED && b(1) >= 0xA0) return 0;  // surrogate
     return 3;
   }
@@ -61,7 +61,8 @@ std::optional<HttpError> checkCount(size_t n, const RequestLimits& limits) {
   return std::nullopt;
 }
 
-std::optional<HttpError> readMolecule(const JsonValue& item, size_t index, const RequestLimits& limits, MoleculeIn* out) {
+std::optional<HttpError> readMolecule(const JsonValue& item, size_t index, const RequestLimits& limits,
+                                      MoleculeIn* out) {
   const std::string where = "molecules[" + std::to_string(index) + "]";
   const JsonValue* smiles = &item;
   if (item.isObject()) {
@@ -70,9 +71,12 @@ std::optional<HttpError> readMolecule(const JsonValue& item, size_t index, const
     smiles = item.find("smiles");
     if (!smiles) return bad(where + ": no \"smiles\"");
     if (const JsonValue* id = item.find("id")) {
-      if (id->isString()) out->id = id->asString();
-      else if (id->isInteger()) out->id = std::to_string(id->asInteger());
-      else return bad(where + ".id must be a string or an integer");
+      if (id->isString())
+        out->id = id->asString();
+      else if (id->isInteger())
+        out->id = std::to_string(id->asInteger());
+      else
+        return bad(where + ".id must be a string or an integer");
     }
   }
   if (!smiles->isString()) return bad(where + ": a molecule is a SMILES string or {\"smiles\": ..., \"id\": ...}");
@@ -98,7 +102,8 @@ std::optional<HttpError> readBytesTensor(const JsonValue& input, const RequestLi
   const JsonValue* shape = input.find("shape");
   const JsonValue* data = input.find("data");
   const std::string name = input.find("name")->asString();
-  if (!type || !type->isString() || type->asString() != "BYTES") return bad("input " + name + ": datatype must be BYTES");
+  if (!type || !type->isString() || type->asString() != "BYTES")
+    return bad("input " + name + ": datatype must be BYTES");
   if (!data || !data->isArray()) return bad("input " + name + ": no data array");
   if (auto e = checkCount(data->items().size(), limits)) return e;
   if (!shape || !shape->isArray() || shape->items().empty() || shape->items().size() > 2)
@@ -138,8 +143,10 @@ std::optional<HttpError> checkJsonText(std::string_view body, int max_depth) {
     if (n == 0) return bad("the body is not valid UTF-8 (byte " + std::to_string(i) + ")");
     const char c = body[i];
     if (in_string) {
-      if (c == '\\') i += 1;  // the escaped byte is ASCII or caught by the parser
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        i += 1;  // the escaped byte is ASCII or caught by the parser
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -157,8 +164,10 @@ std::optional<HttpError> decodePredict(std::string_view body, const RequestLimit
   if (auto e = parseBody(body, limits.max_json_depth, &json)) return e;
   const JsonValue* molecules = nullptr;
   for (const auto& [key, value] : json.members()) {
-    if (key == "molecules" || key == "inputs") molecules = &value;
-    else if (key != "timeout_ms" && key != "model") return bad("unknown key \"" + key + "\" (molecules, timeout_ms, model)");
+    if (key == "molecules" || key == "inputs")
+      molecules = &value;
+    else if (key != "timeout_ms" && key != "model")
+      return bad("unknown key \"" + key + "\" (molecules, timeout_ms, model)");
   }
   if (!molecules || !molecules->isArray()) return bad("\"molecules\" must be an array of SMILES or {smiles, id}");
   if (auto e = checkCount(molecules->items().size(), limits)) return e;
@@ -224,7 +233,8 @@ std::string encodePredictResponse(const ModelInfo& model, const std::string& req
   for (const auto& [name, n] : counts) w.field(name, n);
   w.endObject();
   w.key("results").beginArray();
-  for (size_t i = 0; i < rows.size(); ++i) predict::writePredictionJson(w, model.outputs, rows[i], i < duplicate_of.size() ? duplicate_of[i] : -1);
+  for (size_t i = 0; i < rows.size(); ++i)
+    predict::writePredictionJson(w, model.outputs, rows[i], i < duplicate_of.size() ? duplicate_of[i] : -1);
   w.endArray().endObject();
   return out.str();
 }
@@ -264,9 +274,12 @@ std::string encodeV2Response(const ModelInfo& model, const std::string& request_
     const auto bound = [j](const std::optional<predict::TrustRow>& t, const std::vector<double> predict::TrustRow::*f) {
       return t && j < ((*t).*f).size() ? ((*t).*f)[j] : NAN;
     };
-    v2Floats(w, model.outputs[j] + "_lower", rows, [&](const auto& r) { return bound(r.trust, &predict::TrustRow::lower); });
-    v2Floats(w, model.outputs[j] + "_upper", rows, [&](const auto& r) { return bound(r.trust, &predict::TrustRow::upper); });
-    v2Floats(w, model.outputs[j] + "_sigma", rows, [&](const auto& r) { return bound(r.trust, &predict::TrustRow::sigma); });
+    v2Floats(w, model.outputs[j] + "_lower", rows,
+             [&](const auto& r) { return bound(r.trust, &predict::TrustRow::lower); });
+    v2Floats(w, model.outputs[j] + "_upper", rows,
+             [&](const auto& r) { return bound(r.trust, &predict::TrustRow::upper); });
+    v2Floats(w, model.outputs[j] + "_sigma", rows,
+             [&](const auto& r) { return bound(r.trust, &predict::TrustRow::sigma); });
   }
   if (trust) {
     v2Tensor(w, "domain", "BYTES", rows.size());

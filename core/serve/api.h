@@ -16,9 +16,9 @@ namespace gs::serve {
 
 // What one request may contain (the HTTP-level limits are in server_options.h).
 struct RequestLimits {
-  int max_molecules = 10000;      // per request (413 above)
-  int max_id_bytes = 256;         // per molecule (400 above)
-  int max_json_depth = 8;         // 400 above; the decoder needs 4
+  int max_molecules = 10000;  // per request (413 above)
+  int max_id_bytes = 256;     // per molecule (400 above)
+  int max_json_depth = 8;     // 400 above; the decoder needs 4
   int64_t max_timeout_ms = 600000;
 };
 
@@ -61,8 +61,7 @@ struct ModelInfo {
 // One result per molecule, in request order; `duplicate_of[i]` >= 0 when molecule i repeated an
 // earlier one in the same request (its result was copied, not recomputed).
 std::string encodePredictResponse(const ModelInfo& model, const std::string& request_id,
-                                  const std::vector<predict::PredictedRow>& rows,
-                                  const std::vector<int>& duplicate_of);
+                                  const std::vector<predict::PredictedRow>& rows, const std::vector<int>& duplicate_of);
 // v2: outputs "status" (BYTES), one FP32 output per model output ([N], NaN where not ok),
 // "message" (BYTES), and with trust "<output>_lower/_upper/_sigma" (FP32) and "domain" (BYTES).
 std::string encodeV2Response(const ModelInfo& model, const std::string& request_id,

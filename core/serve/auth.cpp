@@ -38,8 +38,8 @@ Result<KeySet> KeySet::load(const std::string& path) {
     const std::string_view key = trim(line);
     if (key.empty() || key.front() == '#') continue;
     if (key.size() < 16)
-      return Status(StatusCode::InvalidArgument, path + " line " + std::to_string(number) +
-                                                     ": a key must have at least 16 characters");
+      return Status(StatusCode::InvalidArgument,
+                    path + " line " + std::to_string(number) + ": a key must have at least 16 characters");
     if (key.find_first_of(" \t") != std::string_view::npos)
       return Status(StatusCode::InvalidArgument, path + " line " + std::to_string(number) + ": a key has no spaces");
     keys.emplace_back(key);
@@ -58,7 +58,8 @@ bool KeySet::accepts(std::string_view authorization) const {
   constexpr std::string_view kScheme = "Bearer ";
   if (authorization.size() <= kScheme.size()) return false;
   for (size_t i = 0; i < kScheme.size(); ++i)  // the scheme is case-insensitive (RFC 9110)
-    if (std::tolower(static_cast<unsigned char>(authorization[i])) != std::tolower(static_cast<unsigned char>(kScheme[i])))
+    if (std::tolower(static_cast<unsigned char>(authorization[i])) !=
+        std::tolower(static_cast<unsigned char>(kScheme[i])))
       return false;
   const std::string d = digest(trim(authorization.substr(kScheme.size())));
   bool found = false;

@@ -82,18 +82,24 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(shared_.limits.max_header_bytes);
     parser_->body_limit(static_cast<uint64_t>(shared_.limits.max_body_bytes));
     stream_.expires_after(first ? shared_.limits.header_timeout : shared_.limits.keep_alive_timeout);
-    http::async_read_header(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::onHeader, shared_from_this()));
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&Session::onHeader, shared_from_this()));
   }
 
   void onHeader(beast::error_code ec, std::size_t) {
-    if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::operation_aborted) return close();
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::operation_aborted)
+      return close();
     request_ = HttpRequest{};
     request_.remote = remote_;
     request_.request_id = newRequestId();
     if (ec == http::error::header_limit)
-      return send(Service::error(431, "the request header is larger than " + std::to_string(shared_.limits.max_header_bytes) + " bytes"), true);
+      return send(Service::error(431, "the request header is larger than " +
+                                          std::to_string(shared_.limits.max_header_bytes) + " bytes"),
+                  true);
     if (ec == http::error::body_limit)  // a declared Content-Length over the limit, caught with the header
-      return send(Service::error(413, "the body is larger than " + std::to_string(shared_.limits.max_body_bytes) + " bytes"), true);
+      return send(
+          Service::error(413, "the body is larger than " + std::to_string(shared_.limits.max_body_bytes) + " bytes"),
+          true);
     if (ec) return send(Service::error(400, "malformed HTTP request: " + ec.message()), true);
     started_ = std::chrono::steady_clock::now();
     request_ = headOf(parser_->get(), remote_);
@@ -122,7 +128,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void onBody(beast::error_code ec, std::size_t) {
     if (ec == http::error::body_limit)
-      return send(Service::error(413, "the body is larger than " + std::to_string(shared_.limits.max_body_bytes) + " bytes"), true);
+      return send(
+          Service::error(413, "the body is larger than " + std::to_string(shared_.limits.max_body_bytes) + " bytes"),
+          true);
     if (ec) return close();  // timeout (the stream is already closed), reset, or a broken chunked body
     request_.body = std::move(parser_->get().body());
     stream_.expires_never();
@@ -231,7 +239,8 @@ struct HttpServer::Impl {
       static const std::string kBody = "{\"error\":\"too many connections; retry later\",\"status\":503}";
       static const std::string kBusy =
           "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
-          "Retry-After: 1\r\nContent-Length: " + std::to_string(kBody.size()) + "\r\n\r\n" + kBody;
+          "Retry-After: 1\r\nContent-Length: " +
+          std::to_string(kBody.size()) + "\r\n\r\n" + kBody;
       beast::error_code ec;
       socket.non_blocking(true, ec);
       socket.send(net::buffer(kBusy), 0, ec);

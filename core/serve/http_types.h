@@ -24,7 +24,7 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
-  bool close = false;  // close the connection after this response
+  bool close = false;     // close the connection after this response
   int64_t molecules = 0;  // for the access log
 };
 

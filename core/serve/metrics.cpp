@@ -20,7 +20,10 @@ std::string label(const std::string& v) {
   std::string out;
   for (char c : v) {
     if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') { out += "\\n"; continue; }
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
     out += c;
   }
   return out;
@@ -120,7 +123,8 @@ std::string Metrics::render(const GaugeSnapshot& g) const {
     std::lock_guard<std::mutex> lock(mutex_);
     header(out, "graphormer_requests_total", "counter", "HTTP requests by endpoint and status code.");
     for (const auto& [key, n] : requests_)
-      out << "graphormer_requests_total{endpoint=\"" << label(key.first) << "\",code=\"" << key.second << "\"} " << n << '\n';
+      out << "graphormer_requests_total{endpoint=\"" << label(key.first) << "\",code=\"" << key.second << "\"} " << n
+          << '\n';
     header(out, "graphormer_molecules_total", "counter", "Molecules answered, by per-molecule status.");
     for (const auto& [status, n] : molecules_)
       out << "graphormer_molecules_total{status=\"" << label(status) << "\"} " << n << '\n';
@@ -140,20 +144,28 @@ std::string Metrics::render(const GaugeSnapshot& g) const {
   request_seconds.render(out, "graphormer_request_duration_seconds", "Time from a request's body to its response.");
   batch_molecules_.render(out, "graphormer_batch_molecules", "Molecules per batch handed to the engine.");
   batch_atoms_.render(out, "graphormer_batch_atoms", "Heavy atoms per batch handed to the engine.");
-  gauge(out, "graphormer_ready", "1 when the model is loaded and warm and the server is not draining.", g.ready ? 1 : 0);
+  gauge(out, "graphormer_ready", "1 when the model is loaded and warm and the server is not draining.",
+        g.ready ? 1 : 0);
   gauge(out, "graphormer_draining", "1 after SIGTERM.", g.draining ? 1 : 0);
-  gauge(out, "graphormer_queue_molecules", "Molecules admitted and not yet computed.", static_cast<double>(g.queue_molecules));
-  gauge(out, "graphormer_queue_bytes", "Bytes of SMILES admitted and not yet computed.", static_cast<double>(g.queue_bytes));
-  gauge(out, "graphormer_requests_in_flight", "Requests admitted and not yet answered.", static_cast<double>(g.requests_in_flight));
+  gauge(out, "graphormer_queue_molecules", "Molecules admitted and not yet computed.",
+        static_cast<double>(g.queue_molecules));
+  gauge(out, "graphormer_queue_bytes", "Bytes of SMILES admitted and not yet computed.",
+        static_cast<double>(g.queue_bytes));
+  gauge(out, "graphormer_requests_in_flight", "Requests admitted and not yet answered.",
+        static_cast<double>(g.requests_in_flight));
   gauge(out, "graphormer_connections", "Open client connections.", static_cast<double>(g.connections));
   gauge(out, "graphormer_workers", "Inference worker threads.", g.workers);
-  gauge(out, "graphormer_out_of_memory_retries", "Batches split after an out-of-memory error.", static_cast<double>(g.out_of_memory_retries));
+  gauge(out, "graphormer_out_of_memory_retries", "Batches split after an out-of-memory error.",
+        static_cast<double>(g.out_of_memory_retries));
   gauge(out, "graphormer_uptime_seconds", "Seconds since the server started.", g.uptime_seconds);
   optionalGauge(out, "graphormer_tensor_bytes", "CPU tensor memory of the inference threads.", g.memory.tensor_bytes);
   optionalGauge(out, "graphormer_process_resident_bytes", "Resident set size of the server.", g.memory.rss_bytes);
-  optionalGauge(out, "graphormer_cuda_allocated_bytes", "CUDA caching allocator: allocated.", g.memory.cuda_allocated_bytes);
-  optionalGauge(out, "graphormer_cuda_reserved_bytes", "CUDA caching allocator: reserved.", g.memory.cuda_reserved_bytes);
-  optionalGauge(out, "graphormer_device_used_bytes", "GPU memory in use (NVML, whole device).", g.memory.device_used_bytes);
+  optionalGauge(out, "graphormer_cuda_allocated_bytes", "CUDA caching allocator: allocated.",
+                g.memory.cuda_allocated_bytes);
+  optionalGauge(out, "graphormer_cuda_reserved_bytes", "CUDA caching allocator: reserved.",
+                g.memory.cuda_reserved_bytes);
+  optionalGauge(out, "graphormer_device_used_bytes", "GPU memory in use (NVML, whole device).",
+                g.memory.device_used_bytes);
   optionalGauge(out, "graphormer_device_total_bytes", "GPU memory (NVML).", g.memory.device_total_bytes);
   header(out, "graphormer_model_info", "gauge", "The served model.");
   out << "graphormer_model_info{name=\"" << label(g.model_name) << "\",sha256=\"" << label(g.model_sha256)

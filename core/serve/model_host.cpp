@@ -9,7 +9,8 @@ namespace {
 
 // Molecules every new predictor runs before it is installed: the first batches of a session pay
 // for allocator growth and kernel selection, which a client should never wait for.
-const char* const kWarmup[] = {"CCO", "c1ccccc1O", "CC(=O)Nc1ccc(O)cc1", "CN1CCC[C@H]1c1cccnc1", "O=C(O)c1ccccc1OC(C)=O"};
+const char* const kWarmup[] = {"CCO", "c1ccccc1O", "CC(=O)Nc1ccc(O)cc1", "CN1CCC[C@H]1c1cccnc1",
+                               "O=C(O)c1ccccc1OC(C)=O"};
 
 Status warm(predict::Predictor& predictor) {
   std::vector<data::RawRecord> records;
@@ -22,7 +23,8 @@ Status warm(predict::Predictor& predictor) {
   }
   for (int pass = 0; pass < 2; ++pass)
     for (const auto& row : predictor.predict(records))
-      if (!row.status.isOk()) return Status(row.status.code(), "warm-up molecule " + row.input + ": " + row.status.message());
+      if (!row.status.isOk())
+        return Status(row.status.code(), "warm-up molecule " + row.input + ": " + row.status.message());
   return Status::ok();
 }
 

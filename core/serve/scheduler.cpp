@@ -44,7 +44,9 @@ int estimateAtoms(std::string_view s) {
 }
 
 Scheduler::Scheduler(SchedulerOptions options, ModelHost& host, Metrics& metrics)
-    : options_(options), host_(host), metrics_(metrics),
+    : options_(options),
+      host_(host),
+      metrics_(metrics),
       tensor_memory_(std::make_shared<tensor::TensorMemoryTracker>()) {}
 
 Scheduler::~Scheduler() { stop(); }
@@ -63,7 +65,8 @@ void Scheduler::stop() {
   }
   work_.notify_all();
   for (const Item& item : left) {
-    item.job->rows[item.index] = rowWithStatus(*item.job, item.index, Status(StatusCode::Cancelled, "the server stopped"));
+    item.job->rows[item.index] =
+        rowWithStatus(*item.job, item.index, Status(StatusCode::Cancelled, "the server stopped"));
     finish(item);
   }
   for (auto& t : workers_)
@@ -156,8 +159,9 @@ bool Scheduler::dropIfDone(const Item& item) {
   if (!job.cancelled && Clock::now() < job.deadline) return false;
   const bool deadline = !job.cancelled;
   if (deadline && !job.expired.exchange(true)) metrics_.countRejection("deadline");
-  job.rows[item.index] = rowWithStatus(job, item.index,
-                                       Status(StatusCode::Cancelled, deadline ? "deadline passed before compute" : "client disconnected"));
+  job.rows[item.index] =
+      rowWithStatus(job, item.index,
+                    Status(StatusCode::Cancelled, deadline ? "deadline passed before compute" : "client disconnected"));
   finish(item);
   return true;
 }
@@ -171,8 +175,10 @@ void Scheduler::run(int worker, std::vector<Item>& batch) {
     if (dropIfDone(item)) continue;
     const MoleculeIn& m = item.job->molecules[item.index];
     if (static_cast<int>(m.smiles.size()) > options_.max_smiles_bytes) {
-      item.job->rows[item.index] = rowWithStatus(*item.job, item.index, Status(StatusCode::InvalidArgument,
-          "SMILES longer than " + std::to_string(options_.max_smiles_bytes) + " bytes"));
+      item.job->rows[item.index] =
+          rowWithStatus(*item.job, item.index,
+                        Status(StatusCode::InvalidArgument,
+                               "SMILES longer than " + std::to_string(options_.max_smiles_bytes) + " bytes"));
       finish(item);
       continue;
     }
@@ -196,7 +202,8 @@ void Scheduler::run(int worker, std::vector<Item>& batch) {
   } catch (const std::exception& e) {  // e.g. std::bad_alloc outside the engine's retry
     rows.clear();
     for (const Item& item : live)
-      rows.push_back(rowWithStatus(*item.job, item.index, Status(StatusCode::Internal, std::string("batch failed: ") + e.what())));
+      rows.push_back(
+          rowWithStatus(*item.job, item.index, Status(StatusCode::Internal, std::string("batch failed: ") + e.what())));
   }
   const double seconds = secondsSince(start);
   metrics_.observeBatch(static_cast<int64_t>(live.size()), atoms, seconds);

@@ -43,14 +43,14 @@ struct SchedulerOptions {
 // (from a worker thread); expired/cancelled say why it ended early.
 struct Job {
   std::string request_id;
-  std::vector<MoleculeIn> molecules;  // distinct molecules only (see unique_of)
+  std::vector<MoleculeIn> molecules;        // distinct molecules only (see unique_of)
   std::vector<predict::PredictedRow> rows;  // one per molecule, filled by the workers
   Clock::time_point admitted, deadline;
   std::atomic<bool> cancelled{false};  // the client disconnected
   std::atomic<bool> expired{false};    // the deadline passed before a molecule was computed
   std::atomic<int64_t> remaining{0};
-  int64_t bytes = 0;  // of SMILES text, set by submit
-  std::mutex mutex;   // guards generation
+  int64_t bytes = 0;                       // of SMILES text, set by submit
+  std::mutex mutex;                        // guards generation
   std::shared_ptr<Generation> generation;  // the model that answered (the last batch's)
   std::function<void()> on_done;
 };

@@ -23,7 +23,8 @@ bool sdNotify(const std::string& state) {
   const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;
   const auto size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + length);
-  const ssize_t sent = ::sendto(fd, state.data(), state.size(), MSG_NOSIGNAL, reinterpret_cast<const sockaddr*>(&addr), size);
+  const ssize_t sent =
+      ::sendto(fd, state.data(), state.size(), MSG_NOSIGNAL, reinterpret_cast<const sockaddr*>(&addr), size);
   ::close(fd);
   return sent == static_cast<ssize_t>(state.size());
 }

@@ -116,7 +116,8 @@ class Lifecycle {
     drain_deadline_ = std::chrono::steady_clock::now() +
                       std::chrono::milliseconds(static_cast<int64_t>(options_.drain_timeout_seconds * 1000));
     logLine("info", "draining", [&](JsonWriter& w) {
-      w.field("open_requests", service_.open_predictions.load()).field("timeout_seconds", options_.drain_timeout_seconds);
+      w.field("open_requests", service_.open_predictions.load())
+          .field("timeout_seconds", options_.drain_timeout_seconds);
     });
     checkDrained();
   }
@@ -126,7 +127,8 @@ class Lifecycle {
     const bool idle = service_.open_predictions.load() == 0 && service_.responses_in_write.load() == 0;
     if (idle || std::chrono::steady_clock::now() >= drain_deadline_) {
       if (!idle) {
-        logLine("warning", "drain_timeout", [&](JsonWriter& w) { w.field("open_requests", service_.open_predictions.load()); });
+        logLine("warning", "drain_timeout",
+                [&](JsonWriter& w) { w.field("open_requests", service_.open_predictions.load()); });
       }
       return finish();
     }
@@ -205,7 +207,8 @@ int runServer(const ServeOptions& options) {
   if (!admin.isOk()) return logFailure("admin_keys", admin.status()), 1;
   if (options.host != "127.0.0.1" && options.host != "::1" && api->empty())
     logLine("warning", "no_api_keys", [&](JsonWriter& w) {
-      w.field("message", "listening on " + options.host + " without --api-keys: anyone who reaches the port can predict");
+      w.field("message",
+              "listening on " + options.host + " without --api-keys: anyone who reaches the port can predict");
     });
   Lifecycle lifecycle(options, std::move(api.value()), std::move(admin.value()));
   return lifecycle.run();

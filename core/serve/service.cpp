@@ -54,7 +54,8 @@ const std::vector<RouteSpec>& routeTable() {
       {Endpoint::ServerMeta, "GET", "/v2", "metadata", Access::ApiKey, Body::None, false, &S::health},
       {Endpoint::ModelMeta, "GET", "/v2/models/{model}", "metadata", Access::ApiKey, Body::None, false, &S::health},
       {Endpoint::ModelReady, "GET", "/v2/models/{model}/ready", "health", Access::Open, Body::None, false, &S::health},
-      {Endpoint::V2Infer, "POST", "/v2/models/{model}/infer", "v2_infer", Access::ApiKey, Body::Json, true, &S::predict},
+      {Endpoint::V2Infer, "POST", "/v2/models/{model}/infer", "v2_infer", Access::ApiKey, Body::Json, true,
+       &S::predict},
   };
   return table;
 }
@@ -92,8 +93,13 @@ Route route(const std::string& path) {
 
 Service::Service(const ServeOptions& options, ModelHost& host, Scheduler& scheduler, Metrics& metrics, KeySet api_keys,
                  KeySet admin_keys)
-    : options_(options), host_(host), scheduler_(scheduler), metrics_(metrics), api_keys_(std::move(api_keys)),
-      admin_keys_(std::move(admin_keys)), probe_(scheduler.tensorMemory(), cudaIndex(options.predictor.session.device)) {}
+    : options_(options),
+      host_(host),
+      scheduler_(scheduler),
+      metrics_(metrics),
+      api_keys_(std::move(api_keys)),
+      admin_keys_(std::move(admin_keys)),
+      probe_(scheduler.tensorMemory(), cudaIndex(options.predictor.session.device)) {}
 
 HttpResponse Service::error(int status, const std::string& message) {
   HttpResponse r = json(status, encodeError({status, message}));
@@ -105,17 +111,20 @@ std::optional<HttpResponse> Service::checkAuth(const HttpRequest& head, const Ro
   if (route.spec->access == Access::Open) return std::nullopt;
   const std::string& authorization = head.header("authorization");
   if (route.spec->access == Access::AdminKey) {
-    if (admin_keys_.empty()) return error(403, "this endpoint is off: start the server with --admin-keys FILE (reload: or send SIGHUP)");
+    if (admin_keys_.empty())
+      return error(403, "this endpoint is off: start the server with --admin-keys FILE (reload: or send SIGHUP)");
     if (authorization.empty()) return error(401, "an admin key is required (Authorization: Bearer KEY)");
     if (admin_keys_.accepts(authorization)) return std::nullopt;
-    return error(api_keys_.accepts(authorization) ? 403 : 401,
-                 api_keys_.accepts(authorization) ? "this key may predict but not administer the server" : "unknown admin key");
+    return error(
+        api_keys_.accepts(authorization) ? 403 : 401,
+        api_keys_.accepts(authorization) ? "this key may predict but not administer the server" : "unknown admin key");
   }
   if (api_keys_.empty() || api_keys_.accepts(authorization) || admin_keys_.accepts(authorization)) return std::nullopt;
   return error(401, authorization.empty() ? "an API key is required (Authorization: Bearer KEY)" : "unknown API key");
 }
 
-std::optional<HttpResponse> Service::checkBody(const HttpRequest& head, const Route& r, std::optional<uint64_t> content_length) const {
+std::optional<HttpResponse> Service::checkBody(const HttpRequest& head, const Route& r,
+                                               std::optional<uint64_t> content_length) const {
   if (r.spec->body == Body::None) return std::nullopt;
   const std::string& encoding = head.header("content-encoding");
   if (!encoding.empty() && encoding != "identity")
@@ -184,8 +193,13 @@ HttpResponse Service::reloadResponse(const Status& outcome) const {
   if (!outcome.isOk()) return error(500, "reload failed; still serving the previous model: " + outcome.message());
   auto g = host_.current();
   std::ostringstream out;
-  JsonWriter(out).beginObject().field("reloaded", true).field("sha256", g->info.sha256)
-      .field("generation", g->number).field("load_seconds", g->load_seconds).endObject();
+  JsonWriter(out)
+      .beginObject()
+      .field("reloaded", true)
+      .field("sha256", g->info.sha256)
+      .field("generation", g->number)
+      .field("load_seconds", g->load_seconds)
+      .endObject();
   return json(200, out.str());
 }
 
@@ -196,8 +210,7 @@ HttpResponse Service::healthResponse(const Route& r) const {
     case Endpoint::ModelReady:
       return ready() ? json(200, "{\"ready\":true}")
                      : error(503, draining() ? "draining: the server is shutting down" : "the model is not loaded yet");
-    case Endpoint::ServerMeta:
-      return json(200, "{\"name\":\"graphormer-studio\",\"version\":\"1\",\"extensions\":[]}");
+    case Endpoint::ServerMeta: return json(200, "{\"name\":\"graphormer-studio\",\"version\":\"1\",\"extensions\":[]}");
     case Endpoint::ModelMeta: {
       auto g = host_.current();
       if (!g) return error(503, "the model is not loaded yet");
@@ -253,7 +266,8 @@ std::shared_ptr<Job> Service::predict(const HttpRequest& request, const Route& r
         std::lock_guard<std::mutex> lock(job->mutex);
         g = job->generation;
       }
-      resp = json(200, v2 ? encodeV2Response(g->info, v2_id, rows) : encodePredictResponse(g->info, job->request_id, rows, first));
+      resp = json(200, v2 ? encodeV2Response(g->info, v2_id, rows)
+                          : encodePredictResponse(g->info, job->request_id, rows, first));
       resp.molecules = static_cast<int64_t>(rows.size());
     }
     metrics_.request_seconds.observe(std::chrono::duration<double>(Clock::now() - job->admitted).count());
@@ -270,7 +284,8 @@ std::shared_ptr<Job> Service::admit(std::shared_ptr<Job> job, const Respond& res
     case Admission::QueueFull: {
       metrics_.countRejection("queue_full");
       HttpResponse busy = error(429, "the queue is full; retry later");
-      busy.headers.emplace_back("Retry-After", std::to_string(scheduler_.retryAfterSeconds(static_cast<int64_t>(job->molecules.size()))));
+      busy.headers.emplace_back(
+          "Retry-After", std::to_string(scheduler_.retryAfterSeconds(static_cast<int64_t>(job->molecules.size()))));
       open_predictions.fetch_sub(1);
       respond(busy);
       return nullptr;
@@ -321,15 +336,20 @@ std::string Service::statusJson() const {
   w.field("trust_note", gen ? gen->trust_note : std::string()).endObject();
   w.field("device", g.device).field("precision", g.precision).field("workers", g.workers);
   w.key("queue").beginObject().field("molecules", g.queue_molecules).field("bytes", g.queue_bytes);
-  w.field("max_molecules", scheduler_.options().max_queue_molecules).field("requests_in_flight", g.requests_in_flight).endObject();
+  w.field("max_molecules", scheduler_.options().max_queue_molecules)
+      .field("requests_in_flight", g.requests_in_flight)
+      .endObject();
   w.field("connections", g.connections);
   const tensor::MemorySample& m = g.memory;
   w.key("memory").beginObject().field("tensor_bytes", m.tensor_bytes).field("rss_bytes", m.rss_bytes);
-  w.field("cuda_allocated_bytes", m.cuda_allocated_bytes).field("cuda_peak_allocated_bytes", m.cuda_peak_allocated_bytes);
+  w.field("cuda_allocated_bytes", m.cuda_allocated_bytes)
+      .field("cuda_peak_allocated_bytes", m.cuda_peak_allocated_bytes);
   w.field("cuda_reserved_bytes", m.cuda_reserved_bytes).field("device_used_bytes", m.device_used_bytes);
   w.field("device_total_bytes", m.device_total_bytes).endObject();
   w.key("throughput").beginObject().field("molecules_total", metrics_.batchedMolecules());
-  w.field("forward_passes_total", metrics_.forwardPasses()).field("out_of_memory_retries", g.out_of_memory_retries).endObject();
+  w.field("forward_passes_total", metrics_.forwardPasses())
+      .field("out_of_memory_retries", g.out_of_memory_retries)
+      .endObject();
   w.endObject();
   return out.str();
 }

@@ -21,7 +21,19 @@
 
 namespace gs::serve {
 
-enum class Endpoint { Predict, V2Infer, Live, Ready, ServerMeta, ModelMeta, ModelReady, Status, Metrics, Reload, NotFound };
+enum class Endpoint {
+  Predict,
+  V2Infer,
+  Live,
+  Ready,
+  ServerMeta,
+  ModelMeta,
+  ModelReady,
+  Status,
+  Metrics,
+  Reload,
+  NotFound
+};
 
 class Service;
 struct Route;
@@ -38,11 +50,11 @@ enum class Body { None, Json, Any };
 struct RouteSpec {
   Endpoint endpoint;
   const char* method;
-  const char* path;   // exact; "{model}" stands for one path segment naming the model
-  const char* name;   // metrics label
+  const char* path;  // exact; "{model}" stands for one path segment naming the model
+  const char* name;  // metrics label
   Access access;
   Body body;
-  bool needs_model;   // 503 until the model is loaded and while draining
+  bool needs_model;  // 503 until the model is loaded and while draining
   // Calls `respond` exactly once; returns the prediction job, if it made one.
   std::shared_ptr<Job> (Service::*handler)(const HttpRequest&, const Route&, std::function<void(HttpResponse)>);
 };
@@ -76,7 +88,7 @@ class Service {
   std::function<void(std::function<void(Status)>)> reload;
 
   std::atomic<int64_t> connections{0};
-  std::atomic<int64_t> open_predictions{0};  // admitted, response not yet handed to the connection
+  std::atomic<int64_t> open_predictions{0};    // admitted, response not yet handed to the connection
   std::atomic<int64_t> responses_in_write{0};  // being written to a client
   GaugeSnapshot gauges() const;
   std::string statusJson() const;
@@ -93,7 +105,8 @@ class Service {
   std::shared_ptr<Job> health(const HttpRequest& request, const Route& route, Respond respond);
 
   std::optional<HttpResponse> checkAuth(const HttpRequest& head, const Route& route) const;
-  std::optional<HttpResponse> checkBody(const HttpRequest& head, const Route& route, std::optional<uint64_t> content_length) const;
+  std::optional<HttpResponse> checkBody(const HttpRequest& head, const Route& route,
+                                        std::optional<uint64_t> content_length) const;
   HttpResponse healthResponse(const Route& route) const;
   HttpResponse reloadResponse(const Status& outcome) const;
   // Registers the job and its response callback with the scheduler; answers 429/413/503 itself.

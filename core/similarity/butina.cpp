@@ -25,7 +25,8 @@ std::vector<int> butinaClusters(const std::vector<BitFingerprint>& fps, double s
   }
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return neighbours[a].size() > neighbours[b].size(); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return neighbours[a].size() > neighbours[b].size(); });
   std::vector<int> cluster(n, -1);
   int next = 0;
   for (size_t c : order) {

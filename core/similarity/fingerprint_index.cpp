@@ -47,10 +47,10 @@ std::vector<Neighbour> FingerprintIndex::nearest(const BitFingerprint& query, in
   auto hopeless = [&](size_t j) {
     return best.size() == keep && bound(query.on_bits, fingerprints_[j].on_bits) < best.front().similarity;
   };
-  const auto start = static_cast<size_t>(
-      std::lower_bound(fingerprints_.begin(), fingerprints_.end(), query.on_bits,
-                       [](const BitFingerprint& f, int bits) { return f.on_bits < bits; }) -
-      fingerprints_.begin());
+  const auto start =
+      static_cast<size_t>(std::lower_bound(fingerprints_.begin(), fingerprints_.end(), query.on_bits,
+                                           [](const BitFingerprint& f, int bits) { return f.on_bits < bits; }) -
+                          fingerprints_.begin());
   size_t up = start, down = start;  // up scans [start, n), down scans [0, start)
   bool up_open = true, down_open = true;
   while (up_open || down_open) {

@@ -49,7 +49,8 @@ void fillMolecule(const graph::Featurized& m, int64_t b, int64_t N, int64_t D, c
       sp[i * N + j] = d + 1;
       if (d + shift >= opt.spatial_pos_max) bias[(i + 1) * T + (j + 1)] = neg_inf;
       for (int f = 0; f < graph::kBondFeatures; ++f)
-        et[(i * N + j) * graph::kBondFeatures + f] = enc.edge_type[(static_cast<size_t>(i) * n + j) * graph::kBondFeatures + f];
+        et[(i * N + j) * graph::kBondFeatures + f] =
+            enc.edge_type[(static_cast<size_t>(i) * n + j) * graph::kBondFeatures + f];
     }
   }
 

@@ -92,8 +92,10 @@ void readProcessMemory(int64_t* rss, int64_t* rss_peak) {
   char line[256];
   while (std::fgets(line, sizeof line, f)) {
     long long kb = 0;
-    if (std::sscanf(line, "VmRSS: %lld kB", &kb) == 1) *rss = kb * 1024;
-    else if (std::sscanf(line, "VmHWM: %lld kB", &kb) == 1) *rss_peak = kb * 1024;
+    if (std::sscanf(line, "VmRSS: %lld kB", &kb) == 1)
+      *rss = kb * 1024;
+    else if (std::sscanf(line, "VmHWM: %lld kB", &kb) == 1)
+      *rss_peak = kb * 1024;
   }
   std::fclose(f);
 }

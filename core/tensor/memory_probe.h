@@ -41,10 +41,10 @@ class TensorMemoryScope {
 };
 
 struct MemorySample {
-  int64_t tensor_bytes = -1;       // -1 = not measured
+  int64_t tensor_bytes = -1;  // -1 = not measured
   int64_t tensor_peak_bytes = -1;
   int64_t rss_bytes = -1;
-  int64_t rss_peak_bytes = -1;     // since process start (VmHWM)
+  int64_t rss_peak_bytes = -1;  // since process start (VmHWM)
   int64_t cuda_allocated_bytes = -1;
   int64_t cuda_peak_allocated_bytes = -1;
   int64_t cuda_reserved_bytes = -1;

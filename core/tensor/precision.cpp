@@ -13,15 +13,15 @@ using NF = NumberFormat;
 // headroom (bf16 rounds every projection to 8 mantissa bits; int8 quantises weights per channel and
 // activations per row; fp16 has 11 mantissa bits, measured only on CUDA, held to bf16's bound).
 const std::vector<PrecisionTraits> kPrecisionTable{
-    {Precision::FP32, "fp32", "FP32: the reference numbers", NF::Float32, NF::Float32, false, false, "", true, true, false, "",
-     0.0, 0.0},
+    {Precision::FP32, "fp32", "FP32: the reference numbers", NF::Float32, NF::Float32, false, false, "", true, true,
+     false, "", 0.0, 0.0},
     {Precision::BF16, "bf16", "BF16: 16-bit products and working values, about half FP32's memory", NF::BFloat16,
      NF::BFloat16, true, false, "", true, true, false, "", 0.15, 0.02},
     {Precision::FP16, "fp16", "FP16: 16-bit products for NVIDIA GPUs", NF::Float16, NF::Float16, true, false,
      "fp16 autocast needs a CUDA device with this LibTorch; use bf16 on the CPU", true, false, true,
      "fp16 training needs CUDA (loss scaling); use bf16 on the CPU", 0.15, 0.02},
-    {Precision::INT8, "int8", "INT8: 8-bit integer products, fastest for large models (CPU)", NF::Int8, NF::Int8, false, true,
-     "int8 dynamic quantisation runs on the CPU only; use fp16 or bf16 on CUDA", false, false, false,
+    {Precision::INT8, "int8", "INT8: 8-bit integer products, fastest for large models (CPU)", NF::Int8, NF::Int8, false,
+     true, "int8 dynamic quantisation runs on the CPU only; use fp16 or bf16 on CUDA", false, false, false,
      "int8 weights have no gradients", 0.3, 0.05},
 };
 
@@ -55,7 +55,8 @@ const char* precisionName(Precision p) { return traits(p).name; }
 std::string precisionChoices(bool training) {
   std::vector<std::string> names;
   for (const auto& t : kPrecisionTable)
-    if (!training || t.trains) names.emplace_back(std::string(t.name) + (training && !t.trains_on_cpu ? " (CUDA)" : ""));
+    if (!training || t.trains)
+      names.emplace_back(std::string(t.name) + (training && !t.trains_on_cpu ? " (CUDA)" : ""));
   return join(names);
 }
 
@@ -77,7 +78,8 @@ Status precisionAvailable(Precision precision, const std::string& device) {
 
 Status trainingPrecisionAvailable(Precision precision, const std::string& device) {
   const PrecisionTraits& t = traits(precision);
-  if (!t.trains) return {StatusCode::InvalidArgument, std::string(t.training_note) + ": train in " + precisionChoices(true)};
+  if (!t.trains)
+    return {StatusCode::InvalidArgument, std::string(t.training_note) + ": train in " + precisionChoices(true)};
   if (!t.trains_on_cpu && device.rfind("cuda", 0) != 0) return {StatusCode::InvalidArgument, t.training_note};
   return precisionAvailable(precision, device);
 }
@@ -85,8 +87,9 @@ Status trainingPrecisionAvailable(Precision precision, const std::string& device
 Status precisionPays(Precision precision, int embedding_dim) {
   if (traits(precision).products != NumberFormat::Int8 || embedding_dim <= 0 || embedding_dim >= kInt8MinWidth)
     return Status::ok();
-  return {StatusCode::InvalidArgument, "int8 is slower than fp32 for this model: its layers are " + std::to_string(embedding_dim) +
-                                           " wide, and int8 pays from " + std::to_string(kInt8MinWidth) +
+  return {StatusCode::InvalidArgument, "int8 is slower than fp32 for this model: its layers are " +
+                                           std::to_string(embedding_dim) + " wide, and int8 pays from " +
+                                           std::to_string(kInt8MinWidth) +
                                            " (the quantisation passes cost more than the small int8 products save); "
                                            "use fp32 or bf16"};
 }

@@ -20,19 +20,19 @@ enum class NumberFormat { Float32, BFloat16, Float16, Int8 };
 
 struct PrecisionTraits {
   Precision precision;
-  const char* name;            // "fp32": the CLI's --precision value, file and JSON field values
-  const char* summary;         // one line for menus and help
-  NumberFormat weights;        // what the session's own copy of the weights holds (inference)
-  NumberFormat products;       // what the matrix products run in; the autocast type in training
-  bool sixteen_bit;            // BF16/FP16: 16-bit copies in inference, autocast in training
-  bool cpu_only;               // runs on the CPU only
-  const char* device_note;     // why it cannot run on a device (cpu_only, or no 16-bit support)
-  bool trains;                 // has gradients (train, fine-tune, gradient explanations)
-  bool trains_on_cpu;          // trains on the CPU too (FP16's loss scaling is CUDA only)
-  bool loss_scaling;           // training scales the loss (FP16's narrow exponent range)
-  const char* training_note;   // why it cannot train (there), when !trains or !trains_on_cpu
-  double max_abs_vs_fp32;      // tolerance against FP32 on the reference fixture (outputs sd ~0.5):
-  double mean_abs_vs_fp32;     // the tests hold every precision to its row (docs/PERFORMANCE.md)
+  const char* name;           // "fp32": the CLI's --precision value, file and JSON field values
+  const char* summary;        // one line for menus and help
+  NumberFormat weights;       // what the session's own copy of the weights holds (inference)
+  NumberFormat products;      // what the matrix products run in; the autocast type in training
+  bool sixteen_bit;           // BF16/FP16: 16-bit copies in inference, autocast in training
+  bool cpu_only;              // runs on the CPU only
+  const char* device_note;    // why it cannot run on a device (cpu_only, or no 16-bit support)
+  bool trains;                // has gradients (train, fine-tune, gradient explanations)
+  bool trains_on_cpu;         // trains on the CPU too (FP16's loss scaling is CUDA only)
+  bool loss_scaling;          // training scales the loss (FP16's narrow exponent range)
+  const char* training_note;  // why it cannot train (there), when !trains or !trains_on_cpu
+  double max_abs_vs_fp32;     // tolerance against FP32 on the reference fixture (outputs sd ~0.5):
+  double mean_abs_vs_fp32;    // the tests hold every precision to its row (docs/PERFORMANCE.md)
 };
 
 // Every precision, in the order menus and help list them.

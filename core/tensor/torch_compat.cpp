@@ -1,8 +1,8 @@
 #include "tensor/torch_compat.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
-#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/autocast_mode.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
@@ -41,7 +41,8 @@ c10::ScalarType autocastDtype(c10::DeviceType device) {
 #if GS_TORCH_AT_LEAST(2, 4)
   return at::autocast::get_autocast_dtype(device);
 #else
-  return device == c10::DeviceType::CPU ? at::autocast::get_autocast_cpu_dtype() : at::autocast::get_autocast_gpu_dtype();
+  return device == c10::DeviceType::CPU ? at::autocast::get_autocast_cpu_dtype()
+                                        : at::autocast::get_autocast_gpu_dtype();
 #endif
 }
 
@@ -119,7 +120,8 @@ Result<c10::Device> parseDevice(const std::string& name) {
   try {
     c10::Device device(name);
     if (device.is_cuda() && !cudaAvailable())
-      return Status(StatusCode::InvalidArgument, "device '" + name + "' requested but CUDA is not available in this build or on this machine");
+      return Status(StatusCode::InvalidArgument,
+                    "device '" + name + "' requested but CUDA is not available in this build or on this machine");
     if (!device.is_cpu() && !device.is_cuda())
       return Status(StatusCode::InvalidArgument, "device '" + name + "' is not supported (cpu or cuda)");
     return device;

@@ -4,11 +4,11 @@
 #include <map>
 #include <sstream>
 
-#include "model/checkpoint.h"
-#include "tensor/collate.h"
 #include "core/fixture.h"
 #include "engine/inference_session.h"
 #include "graph/featurized.h"
+#include "model/checkpoint.h"
+#include "tensor/collate.h"
 
 namespace gs::test {
 

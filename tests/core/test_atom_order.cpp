@@ -1,11 +1,11 @@
 // Predictions are a property of the molecule, not of how its SMILES happens to number the atoms.
 #include <gtest/gtest.h>
 
-#include "model/checkpoint.h"
-#include "tensor/collate.h"
 #include "chem/featurize.h"
 #include "core/fixture.h"
 #include "engine/inference_session.h"
+#include "model/checkpoint.h"
+#include "tensor/collate.h"
 
 namespace gs {
 namespace {

@@ -64,7 +64,9 @@ TEST(Depiction, FragmentsOfAMixtureDoNotRunTogether) {
   // touch ("NH3NH3"). Every pair of fragments stays more than a bond length and a half apart.
   const auto d = chem::depictHeatmapSvg("N.N.Cl[Pt]Cl", std::vector<double>(5, 0.0));
   ASSERT_EQ(d.atom_xy.size(), 5u);
-  auto dist = [&](int a, int b) { return std::hypot(d.atom_xy[a].first - d.atom_xy[b].first, d.atom_xy[a].second - d.atom_xy[b].second); };
+  auto dist = [&](int a, int b) {
+    return std::hypot(d.atom_xy[a].first - d.atom_xy[b].first, d.atom_xy[a].second - d.atom_xy[b].second);
+  };
   const double bond = dist(2, 3);  // Cl-Pt
   ASSERT_GT(bond, 0);
   EXPECT_GT(dist(0, 1), 1.5 * bond);
@@ -112,7 +114,8 @@ TEST(BadSmiles, RandomBytesNeverCrash) {
 TEST(BadSmiles, LaterRowsStillComeThroughInOrder) {
   std::string huge(1 << 20, 'C');
   std::stringstream in;
-  in << "CCO first\n\n   \nC1CC ring\nc1cccc1 kek\n[Xx] elem\nC(C)(C)(C)(C)C val\n" << huge << " big\n"
+  in << "CCO first\n\n   \nC1CC ring\nc1cccc1 kek\n[Xx] elem\nC(C)(C)(C)(C)C val\n"
+     << huge << " big\n"
      << "CC\x01\xfe\x80 bytes\nc1ccccc1 last\n";
   data::SmiReader reader(in);
   data::RawRecord rec;
@@ -124,10 +127,16 @@ TEST(BadSmiles, LaterRowsStillComeThroughInOrder) {
     ids.push_back(row.id);
     EXPECT_EQ(row.features.has_value(), row.status.isOk());
   }
-  const std::vector<StatusCode> want = {StatusCode::Ok, StatusCode::Empty, StatusCode::Empty,
-                                        StatusCode::SyntaxError, StatusCode::ChemistryError,
-                                        StatusCode::SyntaxError, StatusCode::ChemistryError,
-                                        StatusCode::TooManyAtoms, StatusCode::SyntaxError, StatusCode::Ok};
+  const std::vector<StatusCode> want = {StatusCode::Ok,
+                                        StatusCode::Empty,
+                                        StatusCode::Empty,
+                                        StatusCode::SyntaxError,
+                                        StatusCode::ChemistryError,
+                                        StatusCode::SyntaxError,
+                                        StatusCode::ChemistryError,
+                                        StatusCode::TooManyAtoms,
+                                        StatusCode::SyntaxError,
+                                        StatusCode::Ok};
   EXPECT_EQ(codes, want);
   ASSERT_EQ(ids.size(), want.size());
   EXPECT_EQ(ids.front(), "first");

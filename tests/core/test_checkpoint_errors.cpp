@@ -21,7 +21,8 @@ std::string readBytes(const std::string& path) {
 class CorruptCheckpoint : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("gs_corrupt_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    dir_ = fs::temp_directory_path() /
+           ("gs_corrupt_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     fs::copy_file(test::fixtureDir() + "/postln/config.json", dir_ / "config.json");
@@ -32,9 +33,7 @@ class CorruptCheckpoint : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string weights() const { return (dir_ / "model.safetensors").string(); }
-  void write(const std::string& bytes) const {
-    std::ofstream(weights(), std::ios::binary) << bytes;
-  }
+  void write(const std::string& bytes) const { std::ofstream(weights(), std::ios::binary) << bytes; }
   void writeTensors(const model::TensorList& t) const { ASSERT_TRUE(model::writeSafetensors(weights(), t).isOk()); }
   std::string loadError() const {
     auto m = model::loadModel(dir_.string());
@@ -106,7 +105,8 @@ TEST_F(CorruptCheckpoint, OneWrongShape) {
 
 TEST_F(CorruptCheckpoint, MissingKey) {
   auto t = tensors();
-  t.erase(std::remove_if(t.begin(), t.end(), [](const auto& p) { return p.first == "encoder.layer_norm.bias"; }), t.end());
+  t.erase(std::remove_if(t.begin(), t.end(), [](const auto& p) { return p.first == "encoder.layer_norm.bias"; }),
+          t.end());
   writeTensors(t);
   const std::string e = loadError();
   EXPECT_NE(e.find("lacks 1 weight"), std::string::npos) << e;

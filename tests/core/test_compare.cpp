@@ -7,14 +7,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "model/checkpoint.h"
-#include "tensor/collate.h"
 #include "core/graph_builders.h"
 #include "core/model_fixture.h"
 #include "data/memory_planner.h"
 #include "engine/compare.h"
 #include "engine/inference_session.h"
 #include "graph/graph_encoding.h"
+#include "model/checkpoint.h"
+#include "tensor/collate.h"
 
 namespace gs {
 namespace {
@@ -54,9 +54,11 @@ TEST(Compare, ParsesModesAndRefusesBadOnes) {
   EXPECT_EQ(m.value()[1].label(), "bf16+ckpt=0.5+bs=16");
   // The words the app shows instead of the code.
   EXPECT_EQ(m.value()[1].description(), "BF16 mixed precision · 50 % of layers recomputed · batch 16");
-  EXPECT_EQ(engine::parseModes("int8+ckpt=1+bs=8").value()[0].description("\n"), "INT8 weights\nevery layer recomputed\nbatch 8");
+  EXPECT_EQ(engine::parseModes("int8+ckpt=1+bs=8").value()[0].description("\n"),
+            "INT8 weights\nevery layer recomputed\nbatch 8");
   EXPECT_EQ(engine::parseModes("fp32").value()[0].description(), "FP32 · batch 32");
-  for (const char* bad : {"", "fp64", "fp32+ckpt=2", "fp32+bs=0", "bf16+fast"}) EXPECT_FALSE(engine::parseModes(bad).isOk()) << bad;
+  for (const char* bad : {"", "fp64", "fp32+ckpt=2", "fp32+bs=0", "bf16+fast"})
+    EXPECT_FALSE(engine::parseModes(bad).isOk()) << bad;
 }
 
 TEST(Compare, Fp32AgainstItselfHasNoDeltaAndPeaksGrowWithBatchSize) {
@@ -109,7 +111,7 @@ TEST(Compare, CheckpointingSavesMemoryOnlyWhenGradientsAreComputed) {
   EXPECT_LT(t[1].peak_tensor_bytes, t[0].peak_tensor_bytes);
   EXPECT_LT(t[2].peak_tensor_bytes, 0.8 * t[1].peak_tensor_bytes);
   EXPECT_LT(std::abs(t[2].max_abs_delta - t[0].max_abs_delta), 1e-3);  // same arithmetic, recomputed
-  EXPECT_FALSE(t[3].status.isOk());  // int8 has no gradients
+  EXPECT_FALSE(t[3].status.isOk());                                    // int8 has no gradients
   o.workload = engine::Workload::Inference;
   auto infer = engine::runComparison(m, mols, o);
   ASSERT_TRUE(infer.isOk());
@@ -179,7 +181,7 @@ TEST(MemoryPlanner, MeasuredPeaksNeverExceedTheBudget) {
     int ok = 0;
     for (const auto& p : out) ok += p.status.isOk();
     EXPECT_LE(worst, budget_mib << 20) << budget_mib << " MiB budget: measured " << worst << " bytes; "
-                                      << session.value()->memoryModelDescription();
+                                       << session.value()->memoryModelDescription();
     EXPECT_GT(ok, 0) << budget_mib;
     for (const auto& p : out)
       if (!p.status.isOk()) {

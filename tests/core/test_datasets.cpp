@@ -157,8 +157,9 @@ TEST(DefaultModel, IntegratedGradientsAreCompleteAt64Steps) {
     }
     std::sort(gaps.begin(), gaps.end());
     ASSERT_GT(gaps.size(), 50u);
-    std::printf("[ figure ] default model, %s baseline, 64 steps: completeness gap median %.4f %%, worst %.3f %% over %zu molecules\n",
-                engine::baselineName(baseline), 100 * gaps[gaps.size() / 2], 100 * gaps.back(), gaps.size());
+    std::printf(
+        "[ figure ] default model, %s baseline, 64 steps: completeness gap median %.4f %%, worst %.3f %% over %zu molecules\n",
+        engine::baselineName(baseline), 100 * gaps[gaps.size() / 2], 100 * gaps.back(), gaps.size());
     EXPECT_LT(gaps.back(), 0.01) << engine::baselineName(baseline);
   }
 }

@@ -5,10 +5,10 @@
 #include <set>
 #include <tuple>
 
+#include "core/model_fixture.h"
 #include "model/checkpoint.h"
 #include "model/linear.h"
 #include "tensor/collate.h"
-#include "core/model_fixture.h"
 #include "tensor/torch_compat.h"
 
 namespace gs {
@@ -30,7 +30,8 @@ std::unique_ptr<engine::InferenceSession> fixtureSession(tensor::Precision p, in
 double maxAbsDiff(const std::vector<engine::Prediction>& a, const std::vector<engine::Prediction>& b) {
   double worst = 0;
   for (size_t i = 0; i < a.size(); ++i)
-    for (size_t j = 0; j < a[i].values.size(); ++j) worst = std::max(worst, double(std::abs(a[i].values[j] - b[i].values[j])));
+    for (size_t j = 0; j < a[i].values.size(); ++j)
+      worst = std::max(worst, double(std::abs(a[i].values[j] - b[i].values[j])));
   return worst;
 }
 
@@ -81,8 +82,8 @@ TEST(Precision, Bf16WeightCopiesAgreeWithAutocast) {
     EXPECT_TRUE(autocast_session->usesLoadedModule());
     const auto autocast = autocast_session->predict(mols);
     const double between = maxAbsDiff(copies, autocast);
-    std::printf("[ measured ] %s bf16 copies vs autocast: max |d| %.4f (vs fp32: copies %.4f, autocast %.4f)\n", variant.c_str(),
-                between, maxAbsDiff(copies, fp32), maxAbsDiff(autocast, fp32));
+    std::printf("[ measured ] %s bf16 copies vs autocast: max |d| %.4f (vs fp32: copies %.4f, autocast %.4f)\n",
+                variant.c_str(), between, maxAbsDiff(copies, fp32), maxAbsDiff(autocast, fp32));
     EXPECT_LT(between, 0.06) << variant;
     EXPECT_GT(maxAbsDiff(copies, fp32), 0.0) << "the copies must really be 16-bit";
     EXPECT_LT(maxAbsDiff(copies, fp32), 1.5 * maxAbsDiff(autocast, fp32)) << variant;
@@ -93,7 +94,8 @@ TEST(Precision, Bf16WeightCopiesAgreeWithAutocast) {
 // of others, and beside a much larger molecule (which, quantised per tensor, would set the scale
 // of the whole batch).
 TEST(Precision, Int8PredictionDoesNotDependOnBatchCompanions) {
-  if (!tensor::precisionAvailable(tensor::Precision::INT8, "cpu").isOk()) GTEST_SKIP() << "no int8 engine in this LibTorch";
+  if (!tensor::precisionAvailable(tensor::Precision::INT8, "cpu").isOk())
+    GTEST_SKIP() << "no int8 engine in this LibTorch";
   const auto graphs = test::fixtureGraphs(5);
   auto s = fixtureSession(tensor::Precision::INT8, 64);
   for (int target : {0, 1, 5, 30}) {
@@ -117,9 +119,9 @@ TEST(Precision, Bf16InferenceHoldsAboutHalfTheTensorMemoryOfFp32) {
   const auto graphs = test::fixtureGraphs(5);
   const auto mols = test::pointers(graphs);
   std::map<std::string, int64_t> peaks;
-  for (const auto& [name, precision, autocast] : {std::tuple{"fp32", tensor::Precision::FP32, false},
-                                                  std::tuple{"bf16", tensor::Precision::BF16, false},
-                                                  std::tuple{"bf16-autocast", tensor::Precision::BF16, true}}) {
+  for (const auto& [name, precision, autocast] :
+       {std::tuple{"fp32", tensor::Precision::FP32, false}, std::tuple{"bf16", tensor::Precision::BF16, false},
+        std::tuple{"bf16-autocast", tensor::Precision::BF16, true}}) {
     model::LoadedModel m;
     m.config = test::tinyConfig(2, 768, 768, 32);  // the base model's width, fewer layers
     m.model = model::Graphormer(m.config);
@@ -213,7 +215,8 @@ TEST(Session, CancellationStopsBetweenBatchesAndMarksTheRest) {
   const auto out = s->predict(test::pointers(graphs), cb);
   ASSERT_EQ(out.size(), 64u);
   int ok = 0, cancelled = 0;
-  for (const auto& o : out) (o.status.isOk() ? ok : cancelled) += o.status.isOk() || o.status.code() == StatusCode::Cancelled;
+  for (const auto& o : out)
+    (o.status.isOk() ? ok : cancelled) += o.status.isOk() || o.status.code() == StatusCode::Cancelled;
   EXPECT_EQ(ok, 16);
   EXPECT_EQ(cancelled, 48);
   EXPECT_EQ(progress, (std::vector<int64_t>{8, 16}));

@@ -5,8 +5,8 @@
 
 #include <map>
 
-#include "core/model_fixture.h"
 #include "common/stats.h"
+#include "core/model_fixture.h"
 #include "engine/attribution.h"
 #include "model/checkpoint.h"
 
@@ -65,10 +65,11 @@ TEST(Explain, IntegratedGradientsAreCompleteOnTheFixtureWeights) {
       std::sort(gaps.begin(), gaps.end());
       median_gap.push_back(gaps[gaps.size() / 2]);
       worst_gap.push_back(gaps.back());
-      std::printf("[ measured ] %s, %d steps: completeness gap median %.4f %%, worst %.3f %% over %zu molecules "
-                  "(|f(x) - f(b)| > 0.01); gradient evaluations per molecule %d to %d, mean %.1f\n", variant, steps,
-                  100 * median_gap.back(), 100 * worst_gap.back(), gaps.size(), fewest, most,
-                  double(evaluations) / double(mols.size()));
+      std::printf(
+          "[ measured ] %s, %d steps: completeness gap median %.4f %%, worst %.3f %% over %zu molecules "
+          "(|f(x) - f(b)| > 0.01); gradient evaluations per molecule %d to %d, mean %.1f\n",
+          variant, steps, 100 * median_gap.back(), 100 * worst_gap.back(), gaps.size(), fewest, most,
+          double(evaluations) / double(mols.size()));
       EXPECT_LE(evaluations, static_cast<int64_t>(steps) * static_cast<int64_t>(mols.size()));  // the budget
       EXPECT_LE(most, 4 * steps);
       if (steps == 64) {
@@ -100,7 +101,8 @@ TEST(Explain, GradientTimesInputAndRolloutGiveOneValuePerAtom) {
     }
     EXPECT_GT(total_change, 0.0) << engine::attributionMethodName(method);
     if (method == engine::AttributionMethod::AttentionRollout) {
-      for (size_t i = 0; i < mols.size(); ++i) EXPECT_LE(a.value()[i].sum, 1.0 + 1e-5);  // a share of the graph token's attention
+      for (size_t i = 0; i < mols.size(); ++i)
+        EXPECT_LE(a.value()[i].sum, 1.0 + 1e-5);  // a share of the graph token's attention
     }
   }
   engine::AttributionOptions bad;

@@ -24,11 +24,12 @@ const std::map<FileFormat, std::string> kSamples = {
     {FileFormat::Csv, "smiles;name;value\nCCO;ethanol;1.5\n"},
     {FileFormat::Tsv, "smiles\tname\tvalue\nCCO\tethanol\t1.5\n"},
     {FileFormat::Cxsmiles, "smiles\tid\tvalue\nCCO |$;;$|\tethanol\t1.5\n"},
-    {FileFormat::Sdf, "ethanol\n  made by hand\n\n  3  2  0  0  0  0  0  0  0  0999 V2000\n"
-                      "    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n"
-                      "    1.5000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n"
-                      "    2.2500    1.2990    0.0000 O   0  0  0  0  0  0  0  0  0  0  0  0\n"
-                      "  1  2  1  0\n  2  3  1  0\nM  END\n>  <value>\n1.5\n\n$$$$\n"},
+    {FileFormat::Sdf,
+     "ethanol\n  made by hand\n\n  3  2  0  0  0  0  0  0  0  0999 V2000\n"
+     "    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n"
+     "    1.5000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n"
+     "    2.2500    1.2990    0.0000 O   0  0  0  0  0  0  0  0  0  0  0  0\n"
+     "  1  2  1  0\n  2  3  1  0\nM  END\n>  <value>\n1.5\n\n$$$$\n"},
 };
 
 TEST(FileFormatTable, EveryFormatHasOneRowFoundByItsName) {
@@ -80,13 +81,15 @@ TEST(FileFormatTable, EachRowReadsItsOwnKindOfFile) {
     ASSERT_TRUE(reader->next(record)) << info.name;
     EXPECT_TRUE(record.status.isOk()) << info.name << ": " << record.status.message();
     EXPECT_EQ(record.id, "ethanol") << info.name;
-    EXPECT_NE(record.text.find(info.fields == data::FieldLayout::DataItems ? "M  END" : "CCO"), std::string::npos) << info.name;
+    EXPECT_NE(record.text.find(info.fields == data::FieldLayout::DataItems ? "M  END" : "CCO"), std::string::npos)
+        << info.name;
     EXPECT_FALSE(reader->next(record)) << info.name << " read a second record";
     const auto columns = reader->columns();
     if (info.fields == data::FieldLayout::None) {
       EXPECT_TRUE(columns.empty()) << info.name;
     } else {
-      EXPECT_NE(std::find(columns.begin(), columns.end(), "value"), columns.end()) << info.name << " lost its named field";
+      EXPECT_NE(std::find(columns.begin(), columns.end(), "value"), columns.end())
+          << info.name << " lost its named field";
     }
   }
 }

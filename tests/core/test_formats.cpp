@@ -26,10 +26,12 @@ TEST(Json, WrittenStringsReadBackAsTheSameText) {
   }
   const std::string replacement = "\xEF\xBF\xBD";
   const std::pair<std::string, std::string> bad[] = {
-      {"a\xFF" "b", "a" + replacement + "b"},                         // never in UTF-8
-      {"a\xC3", "a" + replacement},                                 // cut short
-      {"\xC0\xAF", replacement + replacement},                      // overlong
-      {"\xED\xA0\x80", replacement + replacement + replacement},    // a surrogate
+      {"a\xFF"
+       "b",
+       "a" + replacement + "b"},                                                    // never in UTF-8
+      {"a\xC3", "a" + replacement},                                                 // cut short
+      {"\xC0\xAF", replacement + replacement},                                      // overlong
+      {"\xED\xA0\x80", replacement + replacement + replacement},                    // a surrogate
       {"\xF4\x90\x80\x80", replacement + replacement + replacement + replacement},  // above U+10FFFF
   };
   for (const auto& [text, expected] : bad) {
@@ -76,9 +78,14 @@ TEST(Unpickler, NeverCallsUnknownGlobals) {
   std::filesystem::remove(marker);
   // protocol 2: os.system("touch <marker>") as pickle would encode it
   const std::string cmd = "touch " + marker.string();
-  std::string p = "\x80\x02" "cos\nsystem\n" "X";
+  std::string p =
+      "\x80\x02"
+      "cos\nsystem\n"
+      "X";
   for (int i = 0; i < 4; ++i) p += static_cast<char>((cmd.size() >> (8 * i)) & 0xff);
-  p += cmd + "\x85" "R.";
+  p += cmd +
+       "\x85"
+       "R.";
   auto v = model::unpickle(p, noStorage());
   ASSERT_TRUE(v.isOk()) << v.status().toString();
   EXPECT_EQ(v.value()->kind, model::PyValue::Kind::Object);
@@ -92,17 +99,28 @@ TEST(Unpickler, RejectsUnsupportedAndTruncatedInput) {
   ASSERT_FALSE(inst.isOk());
   EXPECT_NE(inst.status().message().find("unsupported opcode"), std::string::npos);
   EXPECT_FALSE(model::unpickle("h\x05.", noStorage()).isOk()) << "GET of unknown memo";
-  EXPECT_FALSE(model::unpickle("X\xff\xff\xff\x7f" "abc.", noStorage()).isOk()) << "string past the end";
-  EXPECT_FALSE(model::unpickle("\x80\x02" "cos\nsystem\nK\x01R.", noStorage()).isOk()) << "REDUCE without a tuple";
+  EXPECT_FALSE(model::unpickle("X\xff\xff\xff\x7f"
+                               "abc.",
+                               noStorage())
+                   .isOk())
+      << "string past the end";
+  EXPECT_FALSE(model::unpickle("\x80\x02"
+                               "cos\nsystem\nK\x01R.",
+                               noStorage())
+                   .isOk())
+      << "REDUCE without a tuple";
   EXPECT_FALSE(model::unpickle("a.", noStorage()).isOk()) << "APPEND on empty stack";
 }
 
 TEST(Unpickler, ReadsOrderedDictsWithMetadataAndTensors) {
   // OrderedDict([("w", _rebuild_tensor_v2(storage, 1, (2,), (1,), False, OrderedDict()))]) + _metadata
   static const char kPickle[] =
-      "\x80\x02" "ccollections\nOrderedDict\nq\x00)Rq\x01(X\x01\x00\x00\x00w"
+      "\x80\x02"
+      "ccollections\nOrderedDict\nq\x00)Rq\x01(X\x01\x00\x00\x00w"
       "ctorch._utils\n_rebuild_tensor_v2\n"
-      "((X\x07\x00\x00\x00storagectorch\nFloatStorage\nX\x01\x00\x00\x00" "0X\x03\x00\x00\x00" "cpuK\x03tQ"
+      "((X\x07\x00\x00\x00storagectorch\nFloatStorage\nX\x01\x00\x00\x00"
+      "0X\x03\x00\x00\x00"
+      "cpuK\x03tQ"
       "K\x01K\x02\x85K\x01\x85\x89h\x00)Rtq\x02Ru"
       "}X\x09\x00\x00\x00_metadata}sb.";
   const std::string p(kPickle, sizeof(kPickle) - 1);

@@ -3,20 +3,20 @@
 // and a wrong base is refused. Also the fingerprint baselines.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <unistd.h>
+#include <cmath>
 
 #include <filesystem>
 
-#include "model/checkpoint.h"
-#include "tensor/collate.h"
 #include "common/sha256.h"
 #include "core/model_fixture.h"
 #include "engine/baselines.h"
-#include "similarity/knn.h"
 #include "engine/trainer.h"
+#include "model/checkpoint.h"
 #include "model/loader.h"
 #include "model/lora.h"
+#include "similarity/knn.h"
+#include "tensor/collate.h"
 
 namespace gs {
 namespace {
@@ -139,7 +139,8 @@ TEST_F(LoraFixture, FineTuningTrainsOnlyTheAdapterAndHeadAndTheAdapterFileReprod
   EXPECT_TRUE(torch::allclose(predict(*found->model), expected, 1e-5, 1e-5));
   // The run directory holding only the adapter resolves the same way; the adapter given
   // explicitly on top of the base too.
-  for (const bundle::ModelSource& source : {bundle::ModelSource{dir.string(), ""}, bundle::ModelSource{base_path, adapter}}) {
+  for (const bundle::ModelSource& source :
+       {bundle::ModelSource{dir.string(), ""}, bundle::ModelSource{base_path, adapter}}) {
     auto resolved = bundle::resolveModel(source);
     ASSERT_TRUE(resolved.isOk()) << resolved.status().toString();
     EXPECT_EQ(resolved->weights, base_path);

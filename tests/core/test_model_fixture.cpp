@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <random>
 
+#include "core/model_fixture.h"
 #include "model/checkpoint.h"
 #include "model/encoder_layer.h"
+#include "model/format/safetensors.h"
 #include "model/layer_norm.h"
 #include "tensor/collate.h"
-#include "core/model_fixture.h"
-#include "model/format/safetensors.h"
 
 namespace gs {
 namespace {
@@ -20,8 +20,8 @@ namespace {
 constexpr double kTolerance = 1e-4;
 
 struct Case {
-  std::string variant;   // postln / preln
-  std::string weights;   // file inside the variant directory
+  std::string variant;  // postln / preln
+  std::string weights;  // file inside the variant directory
 };
 
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {

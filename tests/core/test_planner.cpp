@@ -91,7 +91,8 @@ TEST(BatchPlanner, TokenBudgetsHoldAtEveryBatchSetting) {
         int mx = 0;
         for (int i : b) mx = std::max(mx, sizes[i]), ++seen[i];
         // Over a budget only as a batch of one (a molecule that alone is over it).
-        if (b.size() > 1) EXPECT_TRUE(data::withinTokenBudget(static_cast<int64_t>(b.size()), mx, opt)) << cap << " " << mx;
+        if (b.size() > 1)
+          EXPECT_TRUE(data::withinTokenBudget(static_cast<int64_t>(b.size()), mx, opt)) << cap << " " << mx;
         const int64_t n = mx;
         if (b.size() > 1) EXPECT_LE(static_cast<int64_t>(b.size()) * n * n, opt.max_attention_cells);
         if (!bucketing)

@@ -32,7 +32,9 @@ TEST(PrecisionTable, SixteenBitRowsHaveSixteenBitFormatsAndDtypes) {
   for (const auto& t : tensor::precisionTable()) {
     const bool half = t.products == NumberFormat::BFloat16 || t.products == NumberFormat::Float16;
     EXPECT_EQ(t.sixteen_bit, half) << t.name;
-    EXPECT_EQ(c10::elementSize(tensor::productType(t.precision)), t.sixteen_bit ? 2u : t.products == NumberFormat::Int8 ? 1u : 4u)
+    EXPECT_EQ(c10::elementSize(tensor::productType(t.precision)), t.sixteen_bit                      ? 2u
+                                                                  : t.products == NumberFormat::Int8 ? 1u
+                                                                                                     : 4u)
         << t.name;
     if (t.weights == NumberFormat::Int8) {
       EXPECT_EQ(tensor::weightType(t.precision), c10::ScalarType::Float) << t.name;

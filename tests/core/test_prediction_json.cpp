@@ -70,7 +70,8 @@ TEST(PredictionJson, EveryFieldSurvivesARoundTrip) {
   EXPECT_EQ(b.band, a.band);
   EXPECT_EQ(b.reasons, a.reasons);
   EXPECT_DOUBLE_EQ(b.nn_similarity, a.nn_similarity);
-  EXPECT_EQ(predict::predictionJson(kOutputs, d.row, d.duplicate_of), text) << "writing what was read gives the same text";
+  EXPECT_EQ(predict::predictionJson(kOutputs, d.row, d.duplicate_of), text)
+      << "writing what was read gives the same text";
 }
 
 TEST(PredictionJson, EveryStatusAndBandComesBack) {

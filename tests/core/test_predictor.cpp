@@ -68,14 +68,23 @@ TEST(PredictorOptions, RoundTripThroughJsonAndCompareEqual) {
 TEST(PredictorOptions, EveryFieldTakesPartInEquality) {
   const predict::PredictorOptions base;
   std::vector<std::function<void(predict::PredictorOptions&)>> changes{
-      [](auto& o) { o.model.path = "x"; }, [](auto& o) { o.model.adapter = "a"; },
-      [](auto& o) { o.session.device = "cuda"; }, [](auto& o) { o.session.precision = tensor::Precision::INT8; },
-      [](auto& o) { o.session.threads = 2; }, [](auto& o) { o.session.plan.max_batch_size = 7; },
-      [](auto& o) { o.session.plan.bucketing = false; }, [](auto& o) { o.session.plan.window = 9; },
-      [](auto& o) { o.session.plan.max_padded_nodes = 5; }, [](auto& o) { o.session.memory_budget_bytes = 1; },
-      [](auto& o) { o.session.convention = graph::Convention::Official; }, [](auto& o) { o.session.spatial_pos_max = 1024; },
-      [](auto& o) { o.parse.max_atoms = 3; }, [](auto& o) { o.atom_order = chem::AtomOrder::AsWritten; },
-      [](auto& o) { o.trust = false; }, [](auto& o) { o.confidence = 0.95; }, [](auto& o) { o.strip_salts = true; }};
+      [](auto& o) { o.model.path = "x"; },
+      [](auto& o) { o.model.adapter = "a"; },
+      [](auto& o) { o.session.device = "cuda"; },
+      [](auto& o) { o.session.precision = tensor::Precision::INT8; },
+      [](auto& o) { o.session.threads = 2; },
+      [](auto& o) { o.session.plan.max_batch_size = 7; },
+      [](auto& o) { o.session.plan.bucketing = false; },
+      [](auto& o) { o.session.plan.window = 9; },
+      [](auto& o) { o.session.plan.max_padded_nodes = 5; },
+      [](auto& o) { o.session.memory_budget_bytes = 1; },
+      [](auto& o) { o.session.convention = graph::Convention::Official; },
+      [](auto& o) { o.session.spatial_pos_max = 1024; },
+      [](auto& o) { o.parse.max_atoms = 3; },
+      [](auto& o) { o.atom_order = chem::AtomOrder::AsWritten; },
+      [](auto& o) { o.trust = false; },
+      [](auto& o) { o.confidence = 0.95; },
+      [](auto& o) { o.strip_salts = true; }};
   for (size_t i = 0; i < changes.size(); ++i) {
     predict::PredictorOptions o = base;
     changes[i](o);
@@ -238,11 +247,14 @@ TEST(Predictor, StreamKeepsOneRowPerInputRowInOrderAndCancelsTheRest) {
   int chunks = 0;
   engine::RunCallbacks callbacks;
   callbacks.cancelled = [&] { return chunks >= 2; };
-  auto summary = predict::predictStream(*p.value(), source, [&](const std::vector<predict::PredictedRow>& rows) {
-    ++chunks;
-    out.insert(out.end(), rows.begin(), rows.end());
-    return Status::ok();
-  }, callbacks, /*chunk_rows=*/6);
+  auto summary = predict::predictStream(
+      *p.value(), source,
+      [&](const std::vector<predict::PredictedRow>& rows) {
+        ++chunks;
+        out.insert(out.end(), rows.begin(), rows.end());
+        return Status::ok();
+      },
+      callbacks, /*chunk_rows=*/6);
   ASSERT_TRUE(summary.isOk()) << summary.status().toString();
   EXPECT_TRUE(summary->cancelled);
   ASSERT_EQ(out.size(), input.size());
@@ -250,9 +262,12 @@ TEST(Predictor, StreamKeepsOneRowPerInputRowInOrderAndCancelsTheRest) {
   for (size_t i = 0; i < out.size(); ++i) {
     EXPECT_EQ(out[i].row, input[i].row);
     EXPECT_EQ(out[i].input, input[i].text);
-    if (i == 3) EXPECT_EQ(out[i].status.code(), StatusCode::SyntaxError) << out[i].status.toString();
-    else if (i < 12) EXPECT_TRUE(out[i].status.isOk()) << i << " " << out[i].status.toString();
-    else EXPECT_EQ(out[i].status.code(), StatusCode::Cancelled) << i;
+    if (i == 3)
+      EXPECT_EQ(out[i].status.code(), StatusCode::SyntaxError) << out[i].status.toString();
+    else if (i < 12)
+      EXPECT_TRUE(out[i].status.isOk()) << i << " " << out[i].status.toString();
+    else
+      EXPECT_EQ(out[i].status.code(), StatusCode::Cancelled) << i;
   }
   EXPECT_EQ(summary->by_status["cancelled"], 8);
   // A sink error stops the stream and is returned.
@@ -276,8 +291,9 @@ TEST(Predictor, RunRecordDescribesTheModelAndSettings) {
   EXPECT_EQ(r.model_sha256.size(), 64u);
   EXPECT_EQ(r.outputs, 1);
   EXPECT_EQ(p.value()->header().front(), "row");
-  const std::vector<std::string> header{"row", "id", "smiles", "canonical_smiles", "status", "gap_ev", "gap_ev_lower",
-                                        "gap_ev_upper", "gap_ev_sigma", "domain", "domain_reasons", "nn_similarity", "message"};
+  const std::vector<std::string> header{
+      "row",          "id",           "smiles", "canonical_smiles", "status",        "gap_ev", "gap_ev_lower",
+      "gap_ev_upper", "gap_ev_sigma", "domain", "domain_reasons",   "nn_similarity", "message"};
   EXPECT_EQ(p.value()->header(), header);
   EXPECT_EQ(r.confidence, 0.9);
   EXPECT_FALSE(r.strip_salts);
@@ -337,7 +353,8 @@ TEST(Predictor, EnantiomersGetTheSamePredictionWhenTheTargetsAreMirrorInvariant)
     // The average of what the model says for the two.
     const double mean = 0.5 * (b[i].values[0] + b[input.size() - 1 - i].values[0]);
     EXPECT_NEAR(left.values[0], mean, 1e-4) << chiral[i];
-    largest_plain_gap = std::max(largest_plain_gap, std::abs(double(b[i].values[0]) - b[input.size() - 1 - i].values[0]));
+    largest_plain_gap =
+        std::max(largest_plain_gap, std::abs(double(b[i].values[0]) - b[input.size() - 1 - i].values[0]));
     ASSERT_TRUE(left.trust && right.trust);
     EXPECT_NEAR(left.trust->lower[0], right.trust->lower[0], 1e-4) << chiral[i];
     EXPECT_NEAR(left.trust->upper[0], right.trust->upper[0], 1e-4) << chiral[i];

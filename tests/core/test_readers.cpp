@@ -126,9 +126,9 @@ TEST(SdfReader, BrokenRecordInTheMiddle) {
 TEST(CsvReader, DelimiterIsDetectedFromTheFirstLine) {
   EXPECT_EQ(data::detectDelimiter("smiles;name;pIC50", ','), ';');
   EXPECT_EQ(data::detectDelimiter("Name\tSMILES", ','), '\t');
-  EXPECT_EQ(data::detectDelimiter("smiles", '\t'), '\t');                  // one column: the fallback
-  EXPECT_EQ(data::detectDelimiter("\"a;b;c\",smiles", ','), ',');           // quoted semicolons do not count
-  EXPECT_EQ(data::detectDelimiter("smiles,pIC50;nM", ','), ',');            // a tie keeps the fallback
+  EXPECT_EQ(data::detectDelimiter("smiles", '\t'), '\t');          // one column: the fallback
+  EXPECT_EQ(data::detectDelimiter("\"a;b;c\",smiles", ','), ',');  // quoted semicolons do not count
+  EXPECT_EQ(data::detectDelimiter("smiles,pIC50;nM", ','), ',');   // a tie keeps the fallback
   // A spreadsheet's European CSV: semicolons, decimal commas inside quotes, a measured value kept.
   std::stringstream in("Name;SMILES;pIC50\naspirin;CC(=O)Oc1ccccc1C(=O)O;\"5,2\"\nethanol;CCO;4\n");
   data::ReaderOptions options;

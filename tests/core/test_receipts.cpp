@@ -81,8 +81,23 @@ TEST(Receipts, WhatIsNotAReceiptIsRefusedWithTheReason) {
 
 TEST(Receipts, MutatedTextIsReadOrRefusedNeverCrashes) {
   const std::string good = toJson(sampleReceipt());
-  const char* const fragments[] = {"{", "}", "[", "]", "\"", ",", ":", "\\u", "\\ud800", "1e999", "-1", "null",
-                                   "\xff", "\"pieces\"", "[[[[[[[[", "99999999999999999999", "\"by_status\""};
+  const char* const fragments[] = {"{",
+                                   "}",
+                                   "[",
+                                   "]",
+                                   "\"",
+                                   ",",
+                                   ":",
+                                   "\\u",
+                                   "\\ud800",
+                                   "1e999",
+                                   "-1",
+                                   "null",
+                                   "\xff",
+                                   "\"pieces\"",
+                                   "[[[[[[[[",
+                                   "99999999999999999999",
+                                   "\"by_status\""};
   std::mt19937 rng(20261205);
   int read = 0, refused = 0;
   for (int n = 0; n < 3000; ++n) {
@@ -90,9 +105,13 @@ TEST(Receipts, MutatedTextIsReadOrRefusedNeverCrashes) {
     for (int e = 0, edits = 1 + static_cast<int>(rng() % 4); e < edits; ++e) {
       const size_t pos = rng() % (s.size() + 1);
       switch (rng() % 4) {
-        case 0: if (pos < s.size()) s.erase(pos, 1 + rng() % 6); break;
+        case 0:
+          if (pos < s.size()) s.erase(pos, 1 + rng() % 6);
+          break;
         case 1: s.insert(pos, fragments[rng() % (sizeof fragments / sizeof *fragments)]); break;
-        case 2: if (pos < s.size()) s[pos] = static_cast<char>(rng() % 256); break;
+        case 2:
+          if (pos < s.size()) s[pos] = static_cast<char>(rng() % 256);
+          break;
         default: s.resize(pos); break;
       }
     }

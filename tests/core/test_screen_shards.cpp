@@ -36,7 +36,8 @@ std::string makeFile(data::FileFormat f, int n, const Variant& v, std::mt19937& 
         s << (rng() % 11 == 0 ? "" : smi + " m" + std::to_string(i)) << end;
         break;
       case data::FileFormat::Csv:
-        s << "m" << i << ",\"note " << (rng() % 4 == 0 ? "with\nnewline, \"\"quote\"\"" : "plain") << "\"," << smi << end;
+        s << "m" << i << ",\"note " << (rng() % 4 == 0 ? "with\nnewline, \"\"quote\"\"" : "plain") << "\"," << smi
+          << end;
         break;
       case data::FileFormat::Cxsmiles: s << smi << " |$;;$|\tm" << i << end; break;
       default:

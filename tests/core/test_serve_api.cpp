@@ -30,7 +30,8 @@ std::optional<HttpError> decode(const std::string& body, PredictRequest* out, Re
 TEST(ServeApi, DecodesStringsAndObjectsInOrder) {
   PredictRequest r;
   ASSERT_FALSE(decode(R"({"molecules": ["CCO", {"smiles": "c1ccccc1", "id": "benzene"}, {"smiles": "C", "id": 7}],
-                         "timeout_ms": 250, "model": "m"})", &r));
+                         "timeout_ms": 250, "model": "m"})",
+                      &r));
   ASSERT_EQ(r.molecules.size(), 3u);
   EXPECT_EQ(r.molecules[0].smiles, "CCO");
   EXPECT_EQ(r.molecules[0].id, "0");
@@ -41,9 +42,10 @@ TEST(ServeApi, DecodesStringsAndObjectsInOrder) {
 }
 
 TEST(ServeApi, RefusesMalformedBodiesWith400) {
-  for (const char* body : {"", "[]", "{", R"({"molecules": "CCO"})", R"({"molecules": [1]})", R"({"molecules": []})",
-                           R"({"molecules": ["C"], "extra": 1})", R"({"molecules": [{"id": "x"}]})",
-                           R"({"molecules": ["C"], "timeout_ms": -5})", R"({"molecules": [{"smiles": "C", "x": 1}]})"}) {
+  for (const char* body :
+       {"", "[]", "{", R"({"molecules": "CCO"})", R"({"molecules": [1]})", R"({"molecules": []})",
+        R"({"molecules": ["C"], "extra": 1})", R"({"molecules": [{"id": "x"}]})",
+        R"({"molecules": ["C"], "timeout_ms": -5})", R"({"molecules": [{"smiles": "C", "x": 1}]})"}) {
     PredictRequest r;
     const auto e = decode(body, &r);
     ASSERT_TRUE(e) << body;
@@ -59,8 +61,9 @@ TEST(ServeApi, DeepNestingAndInvalidUtf8Are400NotACrash) {
   ASSERT_TRUE(e);
   EXPECT_EQ(e->status, 400);
   EXPECT_NE(e->message.find("nested"), std::string::npos);
-  for (const std::string bad : {std::string("{\"molecules\":[\"C\xff\"]}"), std::string("{\"molecules\":[\"C\xc0\xaf\"]}"),
-                                std::string("{\"molecules\":[\"C\xed\xa0\x80\"]}"), std::string("{\"molecules\":[\"C\xe2\x82\"]}")}) {
+  for (const std::string bad :
+       {std::string("{\"molecules\":[\"C\xff\"]}"), std::string("{\"molecules\":[\"C\xc0\xaf\"]}"),
+        std::string("{\"molecules\":[\"C\xed\xa0\x80\"]}"), std::string("{\"molecules\":[\"C\xe2\x82\"]}")}) {
     e = decode(bad, &r);
     ASSERT_TRUE(e);
     EXPECT_NE(e->message.find("UTF-8"), std::string::npos) << e->message;
@@ -84,14 +87,16 @@ TEST(ServeApi, V2InferReadsBytesTensorsAndChecksShapes) {
   PredictRequest r;
   std::string id;
   ASSERT_FALSE(decodeV2Infer(R"({"id": "q1", "inputs": [{"name": "smiles", "datatype": "BYTES", "shape": [2, 1],
-      "data": ["CCO", "CCN"]}, {"name": "id", "datatype": "BYTES", "shape": [2], "data": ["a", "b"]}]})", {}, &r, &id));
+      "data": ["CCO", "CCN"]}, {"name": "id", "datatype": "BYTES", "shape": [2], "data": ["a", "b"]}]})",
+                             {}, &r, &id));
   EXPECT_EQ(id, "q1");
   ASSERT_EQ(r.molecules.size(), 2u);
   EXPECT_EQ(r.molecules[1].smiles, "CCN");
   EXPECT_EQ(r.molecules[1].id, "b");
   // An empty id gets the molecule's index, as in /v1 (found by fuzz.serve_decode's time budget).
   ASSERT_FALSE(decodeV2Infer(R"({"inputs": [{"name": "smiles", "datatype": "BYTES", "shape": [2], "data": ["O", "N"]},
-      {"name": "id", "datatype": "BYTES", "shape": [2], "data": ["", "n"]}]})", {}, &r, &id));
+      {"name": "id", "datatype": "BYTES", "shape": [2], "data": ["", "n"]}]})",
+                             {}, &r, &id));
   EXPECT_EQ(r.molecules[0].id, "0");
   EXPECT_EQ(r.molecules[1].id, "n");
   for (const char* body : {R"({"inputs": [{"name": "smiles", "datatype": "BYTES", "shape": [3], "data": ["C"]}]})",
@@ -193,7 +198,8 @@ TEST_F(RouteTable, CheckEnforcesEachRowsMethodAccessBodyAndReadiness) {
     SCOPED_TRACE(spec.path);
     const auto wrong = keyed.check(request(spec, std::string(spec.method) == "GET" ? "POST" : "GET", kAdmin), 0);
     ASSERT_EQ(statusOf(wrong), 405);
-    EXPECT_NE(std::find(wrong->headers.begin(), wrong->headers.end(), std::make_pair(std::string("Allow"), std::string(spec.method))),
+    EXPECT_NE(std::find(wrong->headers.begin(), wrong->headers.end(),
+                        std::make_pair(std::string("Allow"), std::string(spec.method))),
               wrong->headers.end());
     const int anonymous = statusOf(keyed.check(request(spec, spec.method), 0));
     const int with_api = statusOf(keyed.check(request(spec, spec.method, kApi), 0));

@@ -32,8 +32,10 @@ TEST(Split, RandomSplitHasTheRequestedSizesAndDependsOnlyOnTheSeed) {
   none.calib_fraction = 0;
   const auto b = splitDataset(1000, none).value();
   for (size_t i = 0; i < b.size(); ++i) {
-    if (a.value()[i] == Subset::Calib) EXPECT_EQ(b[i], Subset::Train);
-    else EXPECT_EQ(a.value()[i], b[i]);
+    if (a.value()[i] == Subset::Calib)
+      EXPECT_EQ(b[i], Subset::Train);
+    else
+      EXPECT_EQ(a.value()[i], b[i]);
   }
   o.seed = 4;
   EXPECT_NE(splitDataset(1000, o).value(), a.value());

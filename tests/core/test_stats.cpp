@@ -40,14 +40,14 @@ TEST(Conformal, QuantileIsTheFiniteSampleOrderStatistic) {
   auto s = stats::ConformalScores::fromScores({9, 1, 8, 2, 7, 3, 6, 4, 5});
   ASSERT_TRUE(s.isOk());
   EXPECT_EQ(s->sorted().front(), 1);
-  EXPECT_DOUBLE_EQ(s->quantile(0.9), 9.0);  // k = ceil(10 * 0.9) = 9
-  EXPECT_DOUBLE_EQ(s->quantile(0.8), 8.0);  // k = 8
-  EXPECT_DOUBLE_EQ(s->quantile(0.5), 5.0);  // k = 5
+  EXPECT_DOUBLE_EQ(s->quantile(0.9), 9.0);     // k = ceil(10 * 0.9) = 9
+  EXPECT_DOUBLE_EQ(s->quantile(0.8), 8.0);     // k = 8
+  EXPECT_DOUBLE_EQ(s->quantile(0.5), 5.0);     // k = 5
   EXPECT_TRUE(std::isinf(s->quantile(0.95)));  // k = 10 > n: unbounded
   EXPECT_EQ(stats::ConformalScores::minimumSize(0.9), 9);
   EXPECT_EQ(stats::ConformalScores::minimumSize(0.95), 19);
   EXPECT_EQ(stats::ConformalScores::minimumSize(0.8), 4);
-  EXPECT_DOUBLE_EQ(s->pValue(9.5), 0.1);        // no calibration score as large
+  EXPECT_DOUBLE_EQ(s->pValue(9.5), 0.1);  // no calibration score as large
   EXPECT_DOUBLE_EQ(s->pValue(0.0), 1.0);
   EXPECT_FALSE(stats::ConformalScores::fromScores({1, -1}).isOk());
   EXPECT_FALSE(stats::ConformalScores::fromScores({1, std::nan("")}).isOk());

@@ -136,7 +136,8 @@ TEST(TrainMemory, CancelMidEpochThenResumeEndsWithTheSameWeights) {
   ASSERT_TRUE(full.second.isOk() && second.second.isOk());
   std::map<std::string, torch::Tensor> a(full.second->tensors.begin(), full.second->tensors.end());
   double worst = 0;
-  for (const auto& [name, t] : second.second->tensors) worst = std::max(worst, (t - a.at(name)).abs().max().item<double>());
+  for (const auto& [name, t] : second.second->tensors)
+    worst = std::max(worst, (t - a.at(name)).abs().max().item<double>());
   EXPECT_LT(worst, 1e-6) << "resumed weights differ by up to " << worst;
   std::filesystem::remove_all(base);
 }
@@ -182,7 +183,8 @@ TEST(TrainMemory, ChosenSettingsKeepARealEpochWithinTheBudget) {
     auto run = o;
     chosen->applyTo(run);
     const int64_t peak = measuredEpochPeak(train, run, layers);
-    std::cout << "[ budget ] " << (budget / 1024) << " KiB: " << chosen->summary() << "; measured " << peak / 1024 << " KiB\n";
+    std::cout << "[ budget ] " << (budget / 1024) << " KiB: " << chosen->summary() << "; measured " << peak / 1024
+              << " KiB\n";
     EXPECT_LE(peak, fit.budget_bytes) << chosen->summary();
   }
   fit.budget_bytes = int64_t(0.5 * smallest);

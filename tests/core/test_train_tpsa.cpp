@@ -112,8 +112,9 @@ TEST(TrainTpsa, ShortRunBeatsTheMeanPredictorClearly) {
     }
     g.all = stats::spearman(ours, rdkit);
     g.heteroatoms = stats::spearman(hetero_ours, hetero_rdkit);
-    std::printf("[ measured ] %s baseline: Spearman all %zu atoms %.3f, %zu heteroatoms %.3f; worst completeness gap %.3f %%\n",
-                engine::baselineName(kind), ours.size(), g.all, hetero_ours.size(), g.heteroatoms, 100 * g.worst_gap);
+    std::printf(
+        "[ measured ] %s baseline: Spearman all %zu atoms %.3f, %zu heteroatoms %.3f; worst completeness gap %.3f %%\n",
+        engine::baselineName(kind), ours.size(), g.all, hetero_ours.size(), g.heteroatoms, 100 * g.worst_gap);
     return g;
   };
   std::printf("[ measured ] trained model:\n");

@@ -1,12 +1,12 @@
 // Activation checkpointing: same gradients as without it, less memory as the ratio rises.
 #include <gtest/gtest.h>
 
-#include "model/checkpoint.h"
-#include "tensor/collate.h"
 #include "core/model_fixture.h"
 #include "engine/activation_checkpoint.h"
 #include "engine/loss_scaler.h"
 #include "engine/trainer.h"
+#include "model/checkpoint.h"
+#include "tensor/collate.h"
 
 #include <filesystem>
 
@@ -70,7 +70,8 @@ TEST(ActivationCheckpoint, PeakTensorMemoryOfATrainingStepFallsAsTheRatioRises) 
       auto out = m->forward(batch, engine::checkpointRunner(c.num_hidden_layers, ratio));
       out.sum().backward();
     }
-    std::printf("[ measured ] checkpoint ratio %.1f: peak tensor memory %.1f MiB\n", ratio, tracker->peak() / 1048576.0);
+    std::printf("[ measured ] checkpoint ratio %.1f: peak tensor memory %.1f MiB\n", ratio,
+                tracker->peak() / 1048576.0);
     EXPECT_LT(tracker->peak(), previous) << "ratio " << ratio;
     previous = tracker->peak();
   }
@@ -129,13 +130,12 @@ TEST(LossScaler, SkipsAStepWithAnInfiniteGradientAndBacksOff) {
   p.mutable_grad().zero_();
   scaler.scale((p * 2).sum()).backward();
   EXPECT_TRUE(scaler.unscaleAndCheck({p}));
-  EXPECT_EQ(scaler.currentScale(), 2048.0);  // grew after two clean steps
+  EXPECT_EQ(scaler.currentScale(), 2048.0);                      // grew after two clean steps
   p.mutable_grad()[1] = std::numeric_limits<float>::infinity();  // injected overflow
   EXPECT_FALSE(scaler.unscaleAndCheck({p}));
   EXPECT_EQ(scaler.currentScale(), 1024.0);
   EXPECT_EQ(scaler.skippedSteps(), 1);
 }
-
 
 // An interrupted run (cancelled after two of four epochs) resumed from its output directory ends
 // with exactly the weights of an uninterrupted run.

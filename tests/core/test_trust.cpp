@@ -30,7 +30,8 @@ bundle::TrustData alcoholTrust() {
   bundle::TrustData t;
   t.outputs = 1;
   t.model_sha256 = "m";
-  const char* training[] = {"CCO", "CCCO", "CCCCO", "CCCCCCO", "CC(C)O", "OCCO", "CCCC", "CCCCCC", "CC(C)C", "CCCCCCCC"};
+  const char* training[] = {"CCO",  "CCCO", "CCCCO",  "CCCCCCO", "CC(C)O",
+                            "OCCO", "CCCC", "CCCCCC", "CC(C)C",  "CCCCCCCC"};
   float label = 1;
   for (const char* s : training) predict::addReference(t, features(s), s, s, {label}, {label + 0.1f}), label += 1;
   predict::finishDomain(t.domain);
@@ -82,7 +83,8 @@ TEST(TrustDomain, EachDefectGetsItsBandAndReason) {
   // training (the carbonyl changes its neighbours' environments too): two or more such atoms are out.
   const auto acid = assess("CC(=O)O");
   EXPECT_EQ(acid.band, predict::DomainBand::Out);
-  EXPECT_TRUE(hasReason(acid, "radius-1 environment never in training at atom C1, C2, O3, O4")) << ::testing::PrintToString(acid.reasons);
+  EXPECT_TRUE(hasReason(acid, "radius-1 environment never in training at atom C1, C2, O3, O4"))
+      << ::testing::PrintToString(acid.reasons);
   EXPECT_FALSE(hasReason(acid, "element"));
   // Butanol with some of its atoms given environments training never had.
   auto altered = [&](std::vector<std::pair<int, int>> changes) {
@@ -94,7 +96,8 @@ TEST(TrustDomain, EachDefectGetsItsBandAndReason) {
   };
   const auto one = altered({{2, 1}});  // one atom: borderline, that atom named (from 1) and listed (index from 0)
   EXPECT_EQ(one.band, predict::DomainBand::Borderline);
-  EXPECT_TRUE(hasReason(one, "radius-1 environment never in training at atom C3")) << ::testing::PrintToString(one.reasons);
+  EXPECT_TRUE(hasReason(one, "radius-1 environment never in training at atom C3"))
+      << ::testing::PrintToString(one.reasons);
   EXPECT_EQ(one.unseen_atoms, std::vector<int>{2});
   const auto two = altered({{2, 1}, {4, 1}});
   EXPECT_EQ(two.band, predict::DomainBand::Out);
@@ -188,7 +191,8 @@ TEST(TrustFit, SigmaFollowsTheNoiseAndIntervalsCoverFreshData) {
   for (double confidence : {0.8, 0.9}) {
     double covered = 0;
     for (size_t i = 0; i < test.labels.size(); ++i) {
-      const double sigma = t.sigma.ensemble_weight[0] * predict::ensembleSpread(test.values[i], 0) + t.sigma.distance_weight[0] * test.distance[i];
+      const double sigma = t.sigma.ensemble_weight[0] * predict::ensembleSpread(test.values[i], 0) +
+                           t.sigma.distance_weight[0] * test.distance[i];
       const double half = a.halfWidth(0, sigma, confidence);
       covered += std::fabs(test.labels[i][0]) <= half;
     }
@@ -246,7 +250,8 @@ TEST(TrustFile, SurvivesSaveAndLoad) {
   EXPECT_FALSE(empty.isOk());
   // Every byte of the header changed in turn (lengths, offsets, dtypes, metadata): an error or a
   // consistent read, never a crash or an out-of-range access (the sanitizer build checks).
-  const size_t header = 8 + static_cast<size_t>(static_cast<unsigned char>(bytes[0])) + (static_cast<size_t>(static_cast<unsigned char>(bytes[1])) << 8);
+  const size_t header = 8 + static_cast<size_t>(static_cast<unsigned char>(bytes[0])) +
+                        (static_cast<size_t>(static_cast<unsigned char>(bytes[1])) << 8);
   int refused = 0;
   for (size_t at = 0; at < std::min(header, bytes.size()); at += 3) {
     std::string mutated = bytes;
@@ -341,7 +346,8 @@ TEST(TrustTrain, EveryTrainedModelGetsItsOwnCalibrationAndRefusesStaleTrust) {
   }
 
   // The base model's trust file beside the fine-tuned weights: built for other weights.
-  fs::copy_file(dir / "base" / "trust.safetensors", dir / "tuned" / "trust.safetensors", fs::copy_options::overwrite_existing);
+  fs::copy_file(dir / "base" / "trust.safetensors", dir / "tuned" / "trust.safetensors",
+                fs::copy_options::overwrite_existing);
   predict::PredictorOptions po;
   po.model.path = (dir / "tuned").string();
   auto stale = predict::Predictor::open(po);

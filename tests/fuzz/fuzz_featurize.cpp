@@ -26,12 +26,22 @@ std::string mutate(const std::vector<std::string>& seeds, std::mt19937& rng) {
   for (int e = 0; e < edits; ++e) {
     const size_t pos = s.empty() ? 0 : rng() % (s.size() + 1);
     switch (rng() % 6) {
-      case 0: if (!s.empty() && pos < s.size()) s.erase(pos, 1 + rng() % 3); break;
+      case 0:
+        if (!s.empty() && pos < s.size()) s.erase(pos, 1 + rng() % 3);
+        break;
       case 1: s.insert(pos, 1, kAlphabet[rng() % (sizeof kAlphabet - 1)]); break;
-      case 2: if (pos < s.size()) s[pos] = static_cast<char>(rng() % 256); break;
+      case 2:
+        if (pos < s.size()) s[pos] = static_cast<char>(rng() % 256);
+        break;
       case 3: s.insert(pos, "." + seeds[rng() % seeds.size()]); break;  // salts / mixtures
-      case 4: { const std::string& o = seeds[rng() % seeds.size()]; s = s.substr(0, pos) + o.substr(rng() % (o.size() + 1)); break; }
-      default: if (!s.empty()) s = s + s.substr(rng() % s.size()); break;
+      case 4: {
+        const std::string& o = seeds[rng() % seeds.size()];
+        s = s.substr(0, pos) + o.substr(rng() % (o.size() + 1));
+        break;
+      }
+      default:
+        if (!s.empty()) s = s + s.substr(rng() % s.size());
+        break;
     }
   }
   if (s.size() > 4000) s.resize(4000);
@@ -41,7 +51,8 @@ std::string mutate(const std::vector<std::string>& seeds, std::mt19937& rng) {
 bool checkBatch(const gs::tensor::GraphBatch& b) {
   const int64_t max_node_index = 4608, max_edge_index = 1536, max_spatial = 512, max_degree = 512;
   return b.input_nodes.max().item<int64_t>() <= max_node_index && b.input_nodes.min().item<int64_t>() >= 0 &&
-         b.input_edges.max().item<int64_t>() <= max_edge_index && b.attn_edge_type.max().item<int64_t>() <= max_edge_index &&
+         b.input_edges.max().item<int64_t>() <= max_edge_index &&
+         b.attn_edge_type.max().item<int64_t>() <= max_edge_index &&
          b.spatial_pos.max().item<int64_t>() < max_spatial && b.in_degree.max().item<int64_t>() < max_degree;
 }
 
@@ -53,9 +64,12 @@ int main(int argc, char** argv) {
   unsigned seed = 1;
   std::vector<std::string> seeds;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = std::atol(argv[++i]);
-    else if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = std::atof(argv[++i]);
-    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = static_cast<unsigned>(std::atol(argv[++i]));
+    if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc)
+      iterations = std::atol(argv[++i]);
+    else if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc)
+      seconds = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc)
+      seed = static_cast<unsigned>(std::atol(argv[++i]));
     else {
       std::ifstream in(argv[i]);
       std::string line;
@@ -80,7 +94,10 @@ int main(int argc, char** argv) {
       std::cerr << "invariant broken (features vs status) for: " << rec.text << "\n";
       return 1;
     }
-    if (!row.status.isOk()) { ++failed; continue; }
+    if (!row.status.isOk()) {
+      ++failed;
+      continue;
+    }
     ++ok;
     pending.push_back(std::move(row));
     if (pending.size() == 8) {

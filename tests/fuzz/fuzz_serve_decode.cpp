@@ -26,9 +26,30 @@ const std::vector<std::string> kSeeds = {
                    {"name": "id", "datatype": "BYTES", "shape": [1], "data": ["x"]}]})",
     R"({"molecules": ["caf\u00e9", "\ud83e\uddea", "C\"C"]})"};
 
-const char* const kFragments[] = {"[", "]", "{", "}", "\"", ",", ":", "\\u", "\\ud800", "1e999", "-0", "null", "true",
-                                  "\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\"molecules\"", "\"shape\"",
-                                  "[[[[[[[[[[", "]]]]]]]]]]", "\"data\"", "\"BYTES\"", "99999999999999999999"};
+const char* const kFragments[] = {"[",
+                                  "]",
+                                  "{",
+                                  "}",
+                                  "\"",
+                                  ",",
+                                  ":",
+                                  "\\u",
+                                  "\\ud800",
+                                  "1e999",
+                                  "-0",
+                                  "null",
+                                  "true",
+                                  "\xff",
+                                  "\xc0\xaf",
+                                  "\xed\xa0\x80",
+                                  "\xf4\x90\x80\x80",
+                                  "\"molecules\"",
+                                  "\"shape\"",
+                                  "[[[[[[[[[[",
+                                  "]]]]]]]]]]",
+                                  "\"data\"",
+                                  "\"BYTES\"",
+                                  "99999999999999999999"};
 
 std::string mutate(std::mt19937& rng) {
   std::string s = kSeeds[rng() % kSeeds.size()];
@@ -36,12 +57,18 @@ std::string mutate(std::mt19937& rng) {
   for (int e = 0; e < edits; ++e) {
     const size_t pos = s.empty() ? 0 : rng() % (s.size() + 1);
     switch (rng() % 6) {
-      case 0: if (pos < s.size()) s.erase(pos, 1 + rng() % 8); break;
+      case 0:
+        if (pos < s.size()) s.erase(pos, 1 + rng() % 8);
+        break;
       case 1: s.insert(pos, kFragments[rng() % (sizeof kFragments / sizeof *kFragments)]); break;
-      case 2: if (pos < s.size()) s[pos] = static_cast<char>(rng() % 256); break;
-      case 3: s.resize(pos); break;  // truncated body
+      case 2:
+        if (pos < s.size()) s[pos] = static_cast<char>(rng() % 256);
+        break;
+      case 3: s.resize(pos); break;                                                   // truncated body
       case 4: s.insert(pos, std::string(1 + rng() % 20000, "[{"[rng() % 2])); break;  // deep nesting
-      default: if (!s.empty()) s.insert(pos, s.substr(rng() % s.size(), 1 + rng() % 64)); break;
+      default:
+        if (!s.empty()) s.insert(pos, s.substr(rng() % s.size(), 1 + rng() % 64));
+        break;
     }
   }
   return s;
@@ -56,7 +83,8 @@ bool check(const std::optional<gs::serve::HttpError>& e, const gs::serve::Predic
   }
   const bool ok = !r.molecules.empty() && r.molecules.size() <= static_cast<size_t>(limits.max_molecules);
   bool ids = true;
-  for (const auto& m : r.molecules) ids = ids && !m.id.empty() && m.id.size() <= static_cast<size_t>(limits.max_id_bytes);
+  for (const auto& m : r.molecules)
+    ids = ids && !m.id.empty() && m.id.size() <= static_cast<size_t>(limits.max_id_bytes);
   if (!ok || !ids) std::cerr << "accepted a request outside its limits: " << body << "\n";
   return ok && ids;
 }
@@ -68,9 +96,12 @@ int main(int argc, char** argv) {
   double seconds = 0;
   unsigned seed = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--iterations")) iterations = std::atol(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--seconds")) seconds = std::atof(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--seed")) seed = static_cast<unsigned>(std::atol(argv[i + 1]));
+    if (!std::strcmp(argv[i], "--iterations"))
+      iterations = std::atol(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--seconds"))
+      seconds = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--seed"))
+      seed = static_cast<unsigned>(std::atol(argv[i + 1]));
   }
   std::mt19937 rng(seed);
   gs::serve::RequestLimits limits;

@@ -39,9 +39,10 @@ class TestServer {
     port_file_ = QString::fromStdString((tempDir() / "serve.port").string());
     QFile::remove(port_file_);
     process_.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    process_.start(QStringLiteral(GS_CLI_PATH), {QStringLiteral("serve"), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
-                                                 QStringLiteral("--port-file"), port_file_, QStringLiteral("--model"), tinyModel(),
-                                                 QStringLiteral("--no-trust"), QStringLiteral("--threads"), QStringLiteral("1")});
+    process_.start(QStringLiteral(GS_CLI_PATH),
+                   {QStringLiteral("serve"), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
+                    QStringLiteral("--port-file"), port_file_, QStringLiteral("--model"), tinyModel(),
+                    QStringLiteral("--no-trust"), QStringLiteral("--threads"), QStringLiteral("1")});
   }
   ~TestServer() {
     process_.terminate();  // SIGTERM: drain and exit 0
@@ -49,12 +50,14 @@ class TestServer {
   }
   // The server's URL once it answers ready, "" if it never does.
   QString waitReady() {
-    if (!waitUntil([&] { return QFile::exists(port_file_) || process_.state() == QProcess::NotRunning; }, 120000)) return {};
+    if (!waitUntil([&] { return QFile::exists(port_file_) || process_.state() == QProcess::NotRunning; }, 120000))
+      return {};
     QFile f(port_file_);
     if (!f.open(QIODevice::ReadOnly)) return {};
     const QString url = QStringLiteral("http://127.0.0.1:%1").arg(QString::fromUtf8(f.readAll()).trimmed());
     RemoteClient client({url, {}});
-    const bool ready = waitUntil([&] { return client.get(QStringLiteral("/v2/health/ready"), 2000).http_status == 200; }, 120000);
+    const bool ready =
+        waitUntil([&] { return client.get(QStringLiteral("/v2/health/ready"), 2000).http_status == 200; }, 120000);
     return ready ? url : QString();
   }
   QProcess& process() { return process_; }
@@ -74,7 +77,8 @@ TEST(RemoteRun, PredictsThroughAServerAndChartsTheServersMemory) {
   // The same molecules locally first, for the reference values.
   ASSERT_TRUE(win.run(molecules));
   std::vector<float> local;
-  for (int i = 0; i < 300; ++i) local.push_back(win.w.resultsModel()->rowAt(i).values.empty() ? NAN : win.w.resultsModel()->rowAt(i).values[0]);
+  for (int i = 0; i < 300; ++i)
+    local.push_back(win.w.resultsModel()->rowAt(i).values.empty() ? NAN : win.w.resultsModel()->rowAt(i).values[0]);
 
   SettingsPanel* settings = win.w.settingsPanel();
   settings->setServer({url, {}});
@@ -86,8 +90,10 @@ TEST(RemoteRun, PredictsThroughAServerAndChartsTheServersMemory) {
   for (int i = 0; i < 300; ++i) {
     const auto& r = m->rowAt(i);
     EXPECT_EQ(r.id, "mol" + std::to_string(i + 1));
-    if (i + 1 == 5) EXPECT_EQ(m->rowAt(i).status.code(), StatusCode::SyntaxError);
-    else if (i + 1 == 77) EXPECT_FALSE(r.status.isOk());
+    if (i + 1 == 5)
+      EXPECT_EQ(m->rowAt(i).status.code(), StatusCode::SyntaxError);
+    else if (i + 1 == 77)
+      EXPECT_FALSE(r.status.isOk());
     else {
       ASSERT_TRUE(r.status.isOk()) << i << ": " << r.status.toString();
       ASSERT_EQ(r.values.size(), 1u);

@@ -60,14 +60,16 @@ std::map<std::string, torch::Tensor> weights(const QString& dir) {
 double largestDifference(const std::map<std::string, torch::Tensor>& a, const std::map<std::string, torch::Tensor>& b) {
   EXPECT_EQ(a.size(), b.size());
   double worst = a.empty() ? 1e9 : 0;
-  for (const auto& [name, t] : a) worst = std::max(worst, b.count(name) ? (t - b.at(name)).abs().max().item<double>() : 1e9);
+  for (const auto& [name, t] : a)
+    worst = std::max(worst, b.count(name) ? (t - b.at(name)).abs().max().item<double>() : 1e9);
   return worst;
 }
 
 double modelValidMae(const TrainView* view) {
   const auto* t = view->maeTable();
   for (int r = 0; r < t->rowCount(); ++r)
-    if (t->item(r, 0) && t->item(r, 0)->text() == QStringLiteral("this model")) return t->item(r, 1)->data(Qt::UserRole).toDouble();
+    if (t->item(r, 0) && t->item(r, 0)->text() == QStringLiteral("this model"))
+      return t->item(r, 1)->data(Qt::UserRole).toDouble();
   return -1;
 }
 
@@ -121,9 +123,12 @@ TEST(TrainTab, TrainsCancelsResumesPredictsAndItsCommandLineReproducesTheRun) {
   EXPECT_TRUE(command.startsWith(QStringLiteral("graphormer-cli train --input "))) << command.toStdString();
 
   // Cancel in the middle of the second epoch (from the worker thread, so it lands on that step).
-  auto cancel_at = QObject::connect(tab->worker(), &TrainWorker::stepDone, tab->worker(), [tab](const StepPoint& p) {
-    if (p.step == 22) tab->worker()->cancel();
-  }, Qt::DirectConnection);
+  auto cancel_at = QObject::connect(
+      tab->worker(), &TrainWorker::stepDone, tab->worker(),
+      [tab](const StepPoint& p) {
+        if (p.step == 22) tab->worker()->cancel();
+      },
+      Qt::DirectConnection);
   tab->startTraining();
   ASSERT_TRUE(waitFor(tab, &TrainTab::trainingEnded));
   QObject::disconnect(cancel_at);
@@ -134,7 +139,8 @@ TEST(TrainTab, TrainsCancelsResumesPredictsAndItsCommandLineReproducesTheRun) {
   ASSERT_TRUE(tab->isTraining());
   ASSERT_TRUE(waitFor(tab, &TrainTab::trainingEnded));
   stall.tick.stop();
-  std::printf("[ figure ] worst UI event-loop stall during three training runs: %lld ms\n", static_cast<long long>(stall.worst));
+  std::printf("[ figure ] worst UI event-loop stall during three training runs: %lld ms\n",
+              static_cast<long long>(stall.worst));
   EXPECT_LT(stall.worst, 1000) << "the UI thread blocked";  // generous bound; the figure is reported
   EXPECT_LT(largestDifference(weights(full), weights(interrupted)), 1e-6) << "cancel + resume changed the result";
 
@@ -145,7 +151,9 @@ TEST(TrainTab, TrainsCancelsResumesPredictsAndItsCommandLineReproducesTheRun) {
   const auto* m = win.w.resultsModel();
   ASSERT_EQ(m->rowCount(), 2);
   EXPECT_TRUE(m->rowAt(0).status.isOk());
-  EXPECT_EQ(m->headerData(ResultsModel::FixedColumnCount, Qt::Horizontal, Qt::DisplayRole).toString().section(QLatin1Char(' '), 0, 0),
+  EXPECT_EQ(m->headerData(ResultsModel::FixedColumnCount, Qt::Horizontal, Qt::DisplayRole)
+                .toString()
+                .section(QLatin1Char(' '), 0, 0),
             QStringLiteral("tpsa"));
 
   // The command line, run by graphormer-cli into another directory, gives the same split and model.

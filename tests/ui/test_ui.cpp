@@ -7,14 +7,14 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QHeaderView>
+#include <QImage>
 #include <QItemSelectionModel>
 #include <QPlainTextEdit>
-#include <QImage>
 #include <QTableWidget>
 
-#include <cmath>
 #include <QTableView>
 #include <QTimer>
+#include <cmath>
 
 #include <unistd.h>
 
@@ -23,18 +23,17 @@
 #include <sstream>
 
 #include "common/resources.h"
-#include "data/csv_reader.h"
 #include "compare_view.h"
+#include "data/csv_reader.h"
 #include "main_window.h"
 #include "memory_chart.h"
-#include "molecule_view.h"
 #include "model/checkpoint.h"
+#include "molecule_view.h"
 #include "results_model.h"
 #include "ui/ui_fixture.h"
 
 namespace gs::ui {
 namespace {
-
 
 TEST(ResultsModel, PassesQAbstractItemModelTester) {
   ResultsModel m;
@@ -61,9 +60,12 @@ TEST(ResultsModel, PassesQAbstractItemModelTester) {
   m.setResults(0, {rows.begin(), rows.begin() + 10});
   EXPECT_EQ(m.text(0, ResultsModel::FixedColumnCount), "1.500");  // no trust: 3 decimals
   EXPECT_EQ(m.text(1, ResultsModel::FixedColumnCount), "1.50");   // σ 0.1: the digits it supports
-  EXPECT_TRUE(m.data(m.index(1, ResultsModel::FixedColumnCount), Qt::ToolTipRole).toString().startsWith(QStringLiteral("1.5 ")));
+  EXPECT_TRUE(m.data(m.index(1, ResultsModel::FixedColumnCount), Qt::ToolTipRole)
+                  .toString()
+                  .startsWith(QStringLiteral("1.5 ")));
   EXPECT_EQ(m.text(3, ResultsModel::StatusColumn), "unreadable SMILES");  // in words; the export keeps the code
-  EXPECT_EQ(m.data(m.index(3, ResultsModel::StatusColumn), Qt::ToolTipRole).toString(), "unclosed ring\n(code in the export: syntax_error)");
+  EXPECT_EQ(m.data(m.index(3, ResultsModel::StatusColumn), Qt::ToolTipRole).toString(),
+            "unclosed ring\n(code in the export: syntax_error)");
   EXPECT_EQ(m.text(3, ResultsModel::FixedColumnCount), "");  // no value for a failed row
   EXPECT_EQ(m.text(15, ResultsModel::StatusColumn), "pending");
   EXPECT_EQ(m.text(1, m.intervalColumn(0)), "1.50 ± 0.50");
@@ -71,14 +73,14 @@ TEST(ResultsModel, PassesQAbstractItemModelTester) {
   EXPECT_EQ(m.text(1, m.domainColumn()), "borderline");
   EXPECT_TRUE(m.data(m.index(1, m.domainColumn()), Qt::ToolTipRole).toString().contains(QStringLiteral("0.30 < 0.37")));
   EXPECT_EQ(m.data(m.index(1, m.domainColumn()), ResultsModel::SortRole).toInt(), 1);
-  EXPECT_TRUE(m.text(0, m.domainColumn()).isEmpty());  // no trust data for that row
+  EXPECT_TRUE(m.text(0, m.domainColumn()).isEmpty());     // no trust data for that row
   EXPECT_TRUE(m.text(3, m.intervalColumn(0)).isEmpty());  // nor for a failed row
   EXPECT_EQ(m.headerData(ResultsModel::FixedColumnCount, Qt::Horizontal, Qt::DisplayRole).toString(), "gap_ev (eV)");
   EXPECT_FALSE(m.data(m.index(0, ResultsModel::StructureColumn), Qt::DecorationRole).value<QPixmap>().isNull());
   const QStringList tsv = m.toTsv({3, 0}).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
   ASSERT_EQ(tsv.size(), 3);
   EXPECT_TRUE(tsv[0].startsWith(QStringLiteral("Row\tName\tSMILES")));  // no depiction column
-  EXPECT_TRUE(tsv[1].startsWith(QStringLiteral("4\t")));                 // in the order asked
+  EXPECT_TRUE(tsv[1].startsWith(QStringLiteral("4\t")));                // in the order asked
   EXPECT_TRUE(tsv[1].contains(QStringLiteral("unreadable SMILES")));
   m.setResults(15, {rows.begin(), rows.end()});  // out of range: ignored
   m.clear();
@@ -110,7 +112,8 @@ TEST(MainWindow, FiveHundredMoleculesFillTheTableInInputOrderWithStatuses) {
   EXPECT_EQ(m->text(6, ResultsModel::StatusColumn), "unreadable SMILES");
   // This model has no trust data: empty interval and domain cells, a tooltip that says why.
   EXPECT_TRUE(m->text(0, m->intervalColumn(0)).isEmpty());
-  EXPECT_TRUE(m->data(m->index(0, m->domainColumn()), Qt::ToolTipRole).toString().contains(QStringLiteral("no trust data")));
+  EXPECT_TRUE(
+      m->data(m->index(0, m->domainColumn()), Qt::ToolTipRole).toString().contains(QStringLiteral("no trust data")));
   EXPECT_EQ(m->text(249, ResultsModel::StatusColumn), "impossible chemistry");
   // The chart sampled while the run was going.
   EXPECT_GT(win.w.chart()->sampleCount(), samples_before);
@@ -142,7 +145,8 @@ TEST(MainWindow, FiveHundredMoleculesFillTheTableInInputOrderWithStatuses) {
       EXPECT_TRUE(rec.fields[5].empty());
     } else {
       const int decimals = static_cast<int>(shown.size() - shown.indexOf(QLatin1Char('.')) - 1);
-      EXPECT_NEAR(std::stod(rec.fields[5]), shown.toDouble(), 0.51 * std::pow(10.0, -decimals));  // shown rounded, exported whole
+      EXPECT_NEAR(std::stod(rec.fields[5]), shown.toDouble(),
+                  0.51 * std::pow(10.0, -decimals));  // shown rounded, exported whole
     }
     ++n;
   }
@@ -194,15 +198,17 @@ TEST(MainWindow, ExportsNeverOverwriteTheInputFileOrTheModel) {
   EXPECT_FALSE(fs::exists(record_clash));
   // Another name is written as usual.
   QString error;
-  EXPECT_TRUE(win.w.exportCsv(QString::fromStdString((tempDir() / "guard_ok.csv").string()), false, &error)) << error.toStdString();
+  EXPECT_TRUE(win.w.exportCsv(QString::fromStdString((tempDir() / "guard_ok.csv").string()), false, &error))
+      << error.toStdString();
 }
 
 TEST(MainWindow, CancellingMidRunLeavesAConsistentTableAndAUsableApp) {
   Window win;
   const auto* m = win.w.resultsModel();
   // Cancel as soon as the first rows are done.
-  QObject::connect(win.w.resultsModel(), &QAbstractItemModel::dataChanged, &win.w, [&win] { win.w.cancelRun(); },
-                   Qt::SingleShotConnection);
+  QObject::connect(
+      win.w.resultsModel(), &QAbstractItemModel::dataChanged, &win.w, [&win] { win.w.cancelRun(); },
+      Qt::SingleShotConnection);
   ASSERT_TRUE(win.run(nciLines(3000)));
   ASSERT_EQ(m->rowCount(), 3000);
   int ok = 0, cancelled = 0;
@@ -255,7 +261,8 @@ TEST(MainWindow, CompareTabMeasuresEachModeOnTheCurrentMolecules) {
   // Modes in words (the bench syntax in the tooltip), and every mode's row visible.
   EXPECT_EQ(table->item(1, 0)->text().toStdString(), "BF16 mixed precision · batch 8");
   EXPECT_TRUE(table->item(1, 0)->toolTip().contains(QLatin1String("bf16+bs=8")));
-  EXPECT_GE(table->minimumHeight(), table->horizontalHeader()->height() + 4 * table->verticalHeader()->defaultSectionSize());
+  EXPECT_GE(table->minimumHeight(),
+            table->horizontalHeader()->height() + 4 * table->verticalHeader()->defaultSectionSize());
   const auto png = (tempDir() / "compare.png").string();
   ASSERT_TRUE(win.w.compareView()->savePng(QString::fromStdString(png)));
   EXPECT_GT(fs::file_size(png), 1000u);
@@ -274,7 +281,9 @@ TEST(MainWindow, TrustColumnsFillInOrderAndThePanelShowsTheNeighbours) {
   const auto* m = win.w.resultsModel();
   ASSERT_EQ(m->rowCount(), 43);
   ASSERT_EQ(m->numOutputs(), 1);
-  EXPECT_TRUE(m->headerData(m->intervalColumn(0), Qt::Horizontal, Qt::DisplayRole).toString().contains(QStringLiteral("90 % interval")));
+  EXPECT_TRUE(m->headerData(m->intervalColumn(0), Qt::Horizontal, Qt::DisplayRole)
+                  .toString()
+                  .contains(QStringLiteral("90 % interval")));
   for (int i = 0; i < 42; ++i) {
     ASSERT_TRUE(m->rowAt(i).status.isOk()) << i;
     ASSERT_TRUE(m->rowAt(i).trust.has_value()) << i;
@@ -284,7 +293,8 @@ TEST(MainWindow, TrustColumnsFillInOrderAndThePanelShowsTheNeighbours) {
     ASSERT_EQ(parts.size(), 2) << interval.toStdString();
     const auto& t = *m->rowAt(i).trust;
     EXPECT_EQ(parts[0], m->text(i, m->valueColumn(0))) << i;
-    const double last_digit = std::pow(10.0, -ResultsModel::decimalsFor(m->rowAt(i), 0));  // shown to the digits σ supports
+    const double last_digit =
+        std::pow(10.0, -ResultsModel::decimalsFor(m->rowAt(i), 0));  // shown to the digits σ supports
     EXPECT_NEAR(parts[1].toDouble(), (t.upper[0] - t.lower[0]) / 2, 0.51 * last_digit) << i;
     EXPECT_NEAR((t.upper[0] + t.lower[0]) / 2, m->rowAt(i).values[0], 1e-4) << i;
     const QString band = m->text(i, m->domainColumn());
@@ -292,8 +302,11 @@ TEST(MainWindow, TrustColumnsFillInOrderAndThePanelShowsTheNeighbours) {
     EXPECT_TRUE(m->data(m->index(i, m->domainColumn()), Qt::DecorationRole).isValid());
   }
   EXPECT_EQ(m->text(40, m->domainColumn()), "out");
-  EXPECT_TRUE(m->data(m->index(40, m->domainColumn()), Qt::ToolTipRole).toString().contains(QStringLiteral("2 fragments")));
-  EXPECT_TRUE(m->data(m->index(41, m->domainColumn()), Qt::ToolTipRole).toString().contains(QStringLiteral("element never in training: U")));
+  EXPECT_TRUE(
+      m->data(m->index(40, m->domainColumn()), Qt::ToolTipRole).toString().contains(QStringLiteral("2 fragments")));
+  EXPECT_TRUE(m->data(m->index(41, m->domainColumn()), Qt::ToolTipRole)
+                  .toString()
+                  .contains(QStringLiteral("element never in training: U")));
   EXPECT_TRUE(m->text(42, m->intervalColumn(0)).isEmpty());  // no prediction, no interval
   EXPECT_TRUE(m->text(42, m->domainColumn()).isEmpty());
 
@@ -343,8 +356,10 @@ TEST(MainWindow, ExplainSelectedRowsShowsAHeatmapAndExportsAttributions) {
   ASSERT_EQ(win.w.atomTable()->rowCount(), 3);
   for (int r = 0; r < 3; ++r) {
     const double value = win.w.atomTable()->item(r, 2)->text().toDouble();
-    if (win.w.atomTable()->item(r, 1)->text() == QLatin1String("C")) EXPECT_EQ(value, 0.0) << r;
-    else EXPECT_NE(value, 0.0) << r;
+    if (win.w.atomTable()->item(r, 1)->text() == QLatin1String("C"))
+      EXPECT_EQ(value, 0.0) << r;
+    else
+      EXPECT_NE(value, 0.0) << r;
   }
 }
 
@@ -375,7 +390,8 @@ TEST(MainWindow, EventLoopStaysResponsiveDuringAFiveThousandMoleculeRun) {
 }  // namespace gs::ui
 
 int main(int argc, char** argv) {
-  qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
+  qputenv("QT_QPA_PLATFORM",
+          qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("Graphormer Studio Tests"));
   ::testing::InitGoogleTest(&argc, argv);

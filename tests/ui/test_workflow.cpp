@@ -6,16 +6,16 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QStandardItemModel>
 #include <QDoubleSpinBox>
 #include <QHeaderView>
 #include <QImage>
 #include <QLabel>
-#include <QMimeData>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPushButton>
 #include <QSettings>
+#include <QStandardItemModel>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTextBrowser>
@@ -23,15 +23,15 @@
 #include <algorithm>
 #include <set>
 
-#include "tensor/precision.h"
 #include "help.h"
-#include "memory_chart.h"
-#include "molecule_view.h"
 #include "import_dialog.h"
 #include "input_panel.h"
+#include "memory_chart.h"
+#include "molecule_view.h"
 #include "results_model.h"
 #include "settings_panel.h"
 #include "structure_menu.h"
+#include "tensor/precision.h"
 #include "ui_fixture.h"
 
 namespace gs::ui {
@@ -62,8 +62,10 @@ int column(const std::vector<std::string>& header, const std::string& name) {
 void answerNextDialog(QMessageBox::StandardButton button) {
   QTimer::singleShot(0, [button] {
     auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-    if (box) box->button(button)->click();
-    else answerNextDialog(button);
+    if (box)
+      box->button(button)->click();
+    else
+      answerNextDialog(button);
   });
 }
 
@@ -127,7 +129,8 @@ TEST(Workflow, SemicolonCsvKeepsEveryColumnInTheTableAndTheExport) {
   ASSERT_TRUE(win.w.exportCsv(out, false, &error)) << error.toStdString();
   const auto rows = readCsv(out);
   ASSERT_EQ(rows.size(), 4u);
-  const int pic50 = column(rows[0], "pIC50"), supplier = column(rows[0], "Supplier"), status = column(rows[0], "status");
+  const int pic50 = column(rows[0], "pIC50"), supplier = column(rows[0], "Supplier"),
+            status = column(rows[0], "status");
   ASSERT_GT(pic50, status);
   EXPECT_EQ(supplier, pic50 + 1);
   EXPECT_EQ(rows[1][pic50], "5,2");
@@ -162,7 +165,8 @@ TEST(Workflow, SdDataItemsAreColumnsAndNamesCanComeFromAnItem) {
 
 TEST(Workflow, ASpreadsheetBlockWithAHeaderIsReadByItsColumns) {
   Window win;
-  ASSERT_TRUE(win.run(QStringLiteral("Compound\tpIC50\tSMILES\naspirin\t5.2\tCC(=O)Oc1ccccc1C(=O)O\nphenol\t4.1\tc1ccccc1O\n")));
+  ASSERT_TRUE(win.run(
+      QStringLiteral("Compound\tpIC50\tSMILES\naspirin\t5.2\tCC(=O)Oc1ccccc1C(=O)O\nphenol\t4.1\tc1ccccc1O\n")));
   const auto* m = win.w.resultsModel();
   ASSERT_EQ(m->rowCount(), 2) << "the header is not a molecule";
   EXPECT_TRUE(m->rowAt(0).status.isOk()) << m->rowAt(0).status.toString();
@@ -240,8 +244,9 @@ TEST(Workflow, TheWindowIsUsableAt1024x700AndRestoresItsGeometry) {
       std::ostringstream out;
       for (QWidget* w : win.w.findChildren<QWidget*>())
         if (w->isVisible() && (w->minimumSizeHint().width() > 250 || w->minimumSizeHint().height() > 250))
-          out << w->metaObject()->className() << " '" << w->objectName().toStdString() << "' min " << w->minimumSizeHint().width()
-              << "x" << w->minimumSizeHint().height() << " size " << w->width() << "x" << w->height() << "\n";
+          out << w->metaObject()->className() << " '" << w->objectName().toStdString() << "' min "
+              << w->minimumSizeHint().width() << "x" << w->minimumSizeHint().height() << " size " << w->width() << "x"
+              << w->height() << "\n";
       return out.str();
     };
     EXPECT_GE(win.w.table()->width(), win.w.width() / 2) << "the results get the space first\n" << describe();
@@ -258,7 +263,8 @@ TEST(Workflow, TheWindowIsUsableAt1024x700AndRestoresItsGeometry) {
   QApplication::processEvents();
   EXPECT_EQ(again.w.size(), QSize(1111, 777));
   const auto* header = again.w.table()->horizontalHeader();
-  EXPECT_EQ(header->sortIndicatorSection(), again.w.resultsModel()->valueColumn(0)) << "sorted by the prediction, as left";
+  EXPECT_EQ(header->sortIndicatorSection(), again.w.resultsModel()->valueColumn(0))
+      << "sorted by the prediction, as left";
   EXPECT_EQ(header->sortIndicatorOrder(), Qt::DescendingOrder);
 }
 
@@ -311,7 +317,8 @@ TEST(Workflow, ANonDefaultPrecisionShowsABadgeAndTheRunSaysWhatProducedIt) {
   ASSERT_TRUE(win.run(QStringLiteral("CCO ethanol\n")));
   const auto* m = win.w.resultsModel();
   const QString tip = m->headerData(m->valueColumn(0), Qt::Horizontal, Qt::ToolTipRole).toString();
-  EXPECT_TRUE(tip.contains(QLatin1String("BF16")) && tip.contains(QLatin1String("tiny.safetensors"))) << tip.toStdString();
+  EXPECT_TRUE(tip.contains(QLatin1String("BF16")) && tip.contains(QLatin1String("tiny.safetensors")))
+      << tip.toStdString();
 }
 
 TEST(StructureMenu, CopiesPngSvgAndSmilesAndNamesFilesAfterTheMolecule) {
@@ -373,8 +380,9 @@ TEST(Workflow, StatusAndValueFiltersAndTheSelectionSurvivesARerun) {
   win.w.findChild<QDoubleSpinBox*>(QStringLiteral("valueFrom"))->setValue(low);
   win.w.findChild<QDoubleSpinBox*>(QStringLiteral("valueTo"))->setValue(high);
   int expected = 0;
-  for (float v : values) expected += v >= win.w.findChild<QDoubleSpinBox*>(QStringLiteral("valueFrom"))->value() &&
-                                     v <= win.w.findChild<QDoubleSpinBox*>(QStringLiteral("valueTo"))->value();
+  for (float v : values)
+    expected += v >= win.w.findChild<QDoubleSpinBox*>(QStringLiteral("valueFrom"))->value() &&
+                v <= win.w.findChild<QDoubleSpinBox*>(QStringLiteral("valueTo"))->value();
   EXPECT_EQ(view->model()->rowCount(), expected);
   EXPECT_GE(expected, 7);
   EXPECT_LT(expected, 18) << "the range hides rows";

@@ -19,11 +19,11 @@ struct DtypeName {
   const char* name;
   c10::ScalarType type;
 };
-constexpr DtypeName kDtypes[] = {
-    {"F64", c10::ScalarType::Double}, {"F32", c10::ScalarType::Float},  {"F16", c10::ScalarType::Half},
-    {"BF16", c10::ScalarType::BFloat16}, {"I64", c10::ScalarType::Long}, {"I32", c10::ScalarType::Int},
-    {"I16", c10::ScalarType::Short},  {"I8", c10::ScalarType::Char},    {"U8", c10::ScalarType::Byte},
-    {"BOOL", c10::ScalarType::Bool}};
+constexpr DtypeName kDtypes[] = {{"F64", c10::ScalarType::Double}, {"F32", c10::ScalarType::Float},
+                                 {"F16", c10::ScalarType::Half},   {"BF16", c10::ScalarType::BFloat16},
+                                 {"I64", c10::ScalarType::Long},   {"I32", c10::ScalarType::Int},
+                                 {"I16", c10::ScalarType::Short},  {"I8", c10::ScalarType::Char},
+                                 {"U8", c10::ScalarType::Byte},    {"BOOL", c10::ScalarType::Bool}};
 
 struct Entry {
   std::string name;
@@ -67,9 +67,8 @@ Result<Entry> parseEntry(const std::string& path, const std::string& name, const
 }
 
 Status checkLayout(const std::string& path, std::vector<Entry>& entries, uint64_t data_size) {
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
   uint64_t cursor = 0;
   for (const Entry& e : entries) {
     if (e.end > data_size)
@@ -79,7 +78,8 @@ Status checkLayout(const std::string& path, std::vector<Entry>& entries, uint64_
     if (e.begin > cursor) return fail(path, "unused bytes before tensor '" + e.name + "'");
     cursor = e.end;
   }
-  if (cursor != data_size) return fail(path, std::to_string(data_size - cursor) + " unused bytes after the last tensor");
+  if (cursor != data_size)
+    return fail(path, std::to_string(data_size - cursor) + " unused bytes after the last tensor");
   return Status::ok();
 }
 
@@ -137,8 +137,13 @@ Status writeSafetensors(const std::string& path, const TensorList& tensors, cons
     const uint64_t bytes = t.numel() * t.element_size();
     w.key(name).beginObject().field("dtype", dtype).key("shape").beginArray();
     for (int64_t d : t.sizes()) w.value(d);
-    w.endArray().key("data_offsets").beginArray().value(static_cast<int64_t>(offset))
-        .value(static_cast<int64_t>(offset + bytes)).endArray().endObject();
+    w.endArray()
+        .key("data_offsets")
+        .beginArray()
+        .value(static_cast<int64_t>(offset))
+        .value(static_cast<int64_t>(offset + bytes))
+        .endArray()
+        .endObject();
     offset += bytes;
     data.push_back(std::move(t));
   }
@@ -152,7 +157,8 @@ Status writeSafetensors(const std::string& path, const TensorList& tensors, cons
   file.stream().write(reinterpret_cast<const char*>(len_bytes), 8);
   file.stream().write(h.data(), static_cast<std::streamsize>(h.size()));
   for (const auto& t : data)
-    file.stream().write(static_cast<const char*>(t.data_ptr()), static_cast<std::streamsize>(t.numel() * t.element_size()));
+    file.stream().write(static_cast<const char*>(t.data_ptr()),
+                        static_cast<std::streamsize>(t.numel() * t.element_size()));
   return file.commit();
 }
 

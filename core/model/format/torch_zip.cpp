@@ -31,7 +31,8 @@ Result<PyRef> readTorchZip(const std::string& path) {
     if (!probe) return Status(StatusCode::IoError, "cannot open '" + path + "'");
   }
   if (looksLikeLegacyPickle(path))
-    return fail(path, "legacy (pre-1.6) torch.save format; re-save it with a current PyTorch or convert to safetensors");
+    return fail(path,
+                "legacy (pre-1.6) torch.save format; re-save it with a current PyTorch or convert to safetensors");
   try {
     caffe2::serialize::PyTorchStreamReader reader(path);
     if (!reader.hasRecord("data.pkl")) return fail(path, "no data.pkl record (not a torch.save file?)");

@@ -18,11 +18,11 @@ struct StorageType {
   c10::ScalarType dtype;
 };
 constexpr StorageType kStorageTypes[] = {
-    {"FloatStorage", c10::ScalarType::Float},   {"DoubleStorage", c10::ScalarType::Double},
-    {"HalfStorage", c10::ScalarType::Half},     {"BFloat16Storage", c10::ScalarType::BFloat16},
-    {"LongStorage", c10::ScalarType::Long},     {"IntStorage", c10::ScalarType::Int},
-    {"ShortStorage", c10::ScalarType::Short},   {"CharStorage", c10::ScalarType::Char},
-    {"ByteStorage", c10::ScalarType::Byte},     {"BoolStorage", c10::ScalarType::Bool}};
+    {"FloatStorage", c10::ScalarType::Float}, {"DoubleStorage", c10::ScalarType::Double},
+    {"HalfStorage", c10::ScalarType::Half},   {"BFloat16Storage", c10::ScalarType::BFloat16},
+    {"LongStorage", c10::ScalarType::Long},   {"IntStorage", c10::ScalarType::Int},
+    {"ShortStorage", c10::ScalarType::Short}, {"CharStorage", c10::ScalarType::Char},
+    {"ByteStorage", c10::ScalarType::Byte},   {"BoolStorage", c10::ScalarType::Bool}};
 
 class Unpickler {
  public:
@@ -117,7 +117,8 @@ Status Unpickler::setItems(PyRef dict, std::vector<PyRef>& kv) {
 Status Unpickler::rebuildTensor(const std::vector<PyRef>& a) {
   // (storage, storage_offset, size, stride, [requires_grad, backward_hooks, metadata])
   if (a.size() < 4 || a[0]->kind != PyValue::Kind::Storage || a[1]->kind != PyValue::Kind::Int ||
-      a[2]->kind != PyValue::Kind::Tuple || a[3]->kind != PyValue::Kind::Tuple || a[2]->items.size() != a[3]->items.size())
+      a[2]->kind != PyValue::Kind::Tuple || a[3]->kind != PyValue::Kind::Tuple ||
+      a[2]->items.size() != a[3]->items.size())
     return fail("malformed tensor record");
   std::vector<int64_t> size, stride;
   int64_t extent = a[1]->integer;  // last element index + 1
@@ -130,13 +131,15 @@ Status Unpickler::rebuildTensor(const std::vector<PyRef>& a) {
       return fail("malformed tensor shape");
     size.push_back(s->integer);
     stride.push_back(st->integer);
-    if (s->integer == 0) empty = true;
-    else extent += (s->integer - 1) * st->integer;
+    if (s->integer == 0)
+      empty = true;
+    else
+      extent += (s->integer - 1) * st->integer;
   }
   const auto& storage = a[0]->tensor;
   if (a[1]->integer < 0 || (!empty && extent + 1 > storage.numel()))
-    return fail("tensor " + shapeString(size) + " reaches past the end of its storage (" + std::to_string(storage.numel()) +
-                " elements)");
+    return fail("tensor " + shapeString(size) + " reaches past the end of its storage (" +
+                std::to_string(storage.numel()) + " elements)");
   auto t = PyValue::make(PyValue::Kind::Tensor);
   t->tensor = empty ? torch::empty(size, storage.options())
                     : storage.as_strided(size, stride, a[1]->integer).clone(at::MemoryFormat::Contiguous);
@@ -150,7 +153,8 @@ Status Unpickler::reduce(const PyRef& callable, const PyRef& args) {
     if (!args->items.empty()) return fail("OrderedDict with constructor arguments");
     return push(PyValue::make(PyValue::Kind::Dict));
   }
-  if (name == "torch._utils._rebuild_tensor_v2" || name == "torch._utils._rebuild_tensor") return rebuildTensor(args->items);
+  if (name == "torch._utils._rebuild_tensor_v2" || name == "torch._utils._rebuild_tensor")
+    return rebuildTensor(args->items);
   if (name == "torch._utils._rebuild_parameter" || name == "torch._utils._rebuild_parameter_with_state") {
     if (args->items.empty() || args->items[0]->kind != PyValue::Kind::Tensor) return fail("malformed parameter record");
     return push(args->items[0]);
@@ -449,8 +453,8 @@ PyRef PyValue::get(const std::string& key) const {
 }
 
 const char* PyValue::kindName() const {
-  static const char* kNames[] = {"None",   "bool",  "int",    "float",   "str",    "bytes", "list",
-                                 "tuple",  "dict",  "global", "object",  "storage", "tensor"};
+  static const char* kNames[] = {"None",  "bool", "int",    "float",  "str",     "bytes", "list",
+                                 "tuple", "dict", "global", "object", "storage", "tensor"};
   return kNames[static_cast<int>(kind)];
 }
 

@@ -17,7 +17,8 @@
 namespace gs::model {
 
 // Loads storage `key` with `numel` elements of `dtype` (e.g. record "data/<key>" of a zip file).
-using StorageLoader = std::function<Result<torch::Tensor>(const std::string& key, c10::ScalarType dtype, int64_t numel)>;
+using StorageLoader =
+    std::function<Result<torch::Tensor>(const std::string& key, c10::ScalarType dtype, int64_t numel)>;
 
 Result<PyRef> unpickle(std::string_view bytes, const StorageLoader& load_storage);
 
