@@ -222,7 +222,7 @@ void MainWindow::connectWorker() {
                                                        QString::fromStdString(info.precision).toUpper())
                                                   .arg(info.batch_size)
                                                   .arg(QString::fromStdString(info.device)));
-            unsaved_ = unsaved_ || resultsModel()->rowCount() > 0;
+            history_.resultsChanged(resultsModel()->rowCount() > 0);
             QString summary;
             for (const auto& [name, n] : predict::statusCounts(resultsModel()->rows()))
               summary += QStringLiteral(", %1 %2").arg(n).arg(QString::fromStdString(name));

@@ -11,6 +11,7 @@
 #include "inference_worker.h"
 #include "input_panel.h"
 #include "save_guard.h"
+#include "work_history.h"
 
 class QDockWidget;
 class QLabel;
@@ -73,10 +74,10 @@ class MainWindow final : public QMainWindow {
   void offerToPredict(const QString& path);
   PredictOffer* predictOffer() const;
   // Undo of the last replacement or clear of the input (with the results it had).
-  bool canUndo() const { return !undo_.empty(); }
+  bool canUndo() const { return history_.canUndo(); }
   void undo();
   // True when a run finished since the last export: quitting asks first.
-  bool hasUnsavedResults() const { return unsaved_; }
+  bool hasUnsavedResults() const { return history_.unsaved(); }
   // The model the app runs ("" = the bundled default), kept when opening another one fails.
   QString modelPath() const { return model_path_; }
   // Shows the Train tab with a labelled file open and these target columns ticked.
@@ -143,17 +144,15 @@ class MainWindow final : public QMainWindow {
   QProgressBar* progress_ = nullptr;
   QLabel* rate_ = nullptr;
   QString model_path_, loading_path_;
-  struct UndoStep {
-    QString what;
+  struct Work {
     InputPanel::Snapshot input;
     std::vector<predict::PredictedRow> rows;
     std::vector<bool> done;
     QStringList columns;
-    bool unsaved = false;
   };
-  std::vector<UndoStep> undo_;
+  WorkHistory<Work> history_;
   int input_generation_ = 0, run_generation_ = 0;  // results of an older input are dropped
-  bool unsaved_ = false, fell_back_ = false;
+  bool fell_back_ = false;
   // Every molecule file opened and the model's files: exports never overwrite them.
   std::shared_ptr<SaveGuard> guard_ = std::make_shared<SaveGuard>();
   ModelCard card_;

@@ -21,9 +21,7 @@
 #include "settings_panel.h"
 
 namespace gs::ui {
-namespace {
-constexpr size_t kUndoSteps = 20;
-}
+namespace {}
 
 QString MainWindow::runMessage() const { return rate_->text(); }
 
@@ -38,14 +36,8 @@ void MainWindow::updateBadge() {
 
 void MainWindow::keepUndoStep(const QString& what) {
   if (input_panel_->isEmpty() && resultsModel()->rowCount() == 0) return;
-  UndoStep step{what,
-                input_panel_->snapshot(),
-                resultsModel()->rows(),
-                resultsModel()->doneFlags(),
-                resultsModel()->inputColumns(),
-                unsaved_};
-  undo_.push_back(std::move(step));
-  if (undo_.size() > kUndoSteps) undo_.erase(undo_.begin());
+  history_.keep(what, {input_panel_->snapshot(), resultsModel()->rows(), resultsModel()->doneFlags(),
+                       resultsModel()->inputColumns()});
   undo_action_->setEnabled(true);
   undo_action_->setText(tr("&Undo %1").arg(what));
 }
@@ -56,25 +48,23 @@ void MainWindow::onInputReplaced() {
   ++input_generation_;
   if (running_) cancelRun();
   results_tab_->setInput({});
-  unsaved_ = false;  // what was there is one Undo away
+  history_.saved();  // nothing of the new input is unsaved; what was there is one Undo away
 }
 
 void MainWindow::undo() {
-  if (undo_.empty()) return;
-  UndoStep step = std::move(undo_.back());
-  undo_.pop_back();
+  auto step = history_.undo();  // results brought back are as unsaved as they were
+  if (!step) return;
   ++input_generation_;
   if (running_) cancelRun();
-  input_panel_->restore(step.input);
-  resultsModel()->restore(std::move(step.rows), std::move(step.done), step.columns);
-  unsaved_ = step.unsaved;  // results brought back are as unsaved as they were
-  undo_action_->setEnabled(!undo_.empty());
-  undo_action_->setText(undo_.empty() ? tr("&Undo") : tr("&Undo %1").arg(undo_.back().what));
-  statusBar()->showMessage(tr("Undid %1").arg(step.what), 4000);
+  input_panel_->restore(step->snapshot.input);
+  resultsModel()->restore(std::move(step->snapshot.rows), std::move(step->snapshot.done), step->snapshot.columns);
+  undo_action_->setEnabled(history_.canUndo());
+  undo_action_->setText(history_.canUndo() ? tr("&Undo %1").arg(history_.nextUndo()) : tr("&Undo"));
+  statusBar()->showMessage(tr("Undid %1").arg(step->what), 4000);
 }
 
 bool MainWindow::confirmDiscard() {
-  if (!unsaved_ || resultsModel()->rowCount() == 0) return true;
+  if (!history_.unsaved() || resultsModel()->rowCount() == 0) return true;
   QMessageBox box(QMessageBox::Question, tr("Unsaved predictions"),
                   tr("%n predicted row(s) have not been exported. Export them before quitting?", nullptr,
                      resultsModel()->rowCount()),
@@ -85,7 +75,7 @@ bool MainWindow::confirmDiscard() {
   if (answer == QMessageBox::Cancel) return false;
   if (answer == QMessageBox::Save) {
     exportResults();
-    return !unsaved_;
+    return !history_.unsaved();
   }
   return true;
 }
@@ -137,7 +127,7 @@ bool MainWindow::exportCsv(const QString& path, bool selection_only, QString* er
   const Status s =
       predict::writePredictions(path.toStdString(), md, resultsModel()->numOutputs(), rows, last_run_, columns);
   if (!s.isOk() && error) *error = QString::fromStdString(s.toString());
-  if (s.isOk() && !selection_only) unsaved_ = false;
+  if (s.isOk() && !selection_only) history_.saved();
   return s.isOk();
 }
 
