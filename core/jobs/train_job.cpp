@@ -1,5 +1,7 @@
 #include "jobs/train_job.h"
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "bundle/trust_file.h"
@@ -153,6 +155,21 @@ Status exportModel(const std::string& run_dir, const std::string& destination) {
   return Status::ok();
 }
 
+namespace {
+
+void note(const engine::TrainCallbacks& callbacks, const std::string& text) {
+  if (callbacks.note) callbacks.note(text);
+}
+
+std::string secondsSince(std::chrono::steady_clock::time_point start) {
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", s);
+  return text;
+}
+
+}  // namespace
+
 Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks) {
   if (Status s = checkTrainOptions(options); !s.isOk()) return s;
   const bool lora = options.train.lora_rank > 0;
@@ -171,10 +188,17 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::T
   read.featurize.domain = with_trust;
   read.scaffolds = options.split.kind == data::SplitKind::Scaffold;
   read.fingerprints = options.split.kind == data::SplitKind::Cluster;
+  // Reading, featurizing and a cluster split of a large file take minutes before the first step:
+  // each is reported with its time, so a user sees the run is working.
+  const auto read_start = std::chrono::steady_clock::now();
   auto data = readLabelled(read);
   if (!data.isOk()) return data.status();
+  note(callbacks, "read " + std::to_string(data->rows_read) + " rows (" + std::to_string(data->rows.size()) +
+                      " usable) and featurized them in " + secondsSince(read_start));
+  const auto split_start = std::chrono::steady_clock::now();
   auto split = splitLabelled(data.value(), options.split);
   if (!split.isOk()) return split.status();
+  note(callbacks, "split the molecules in " + secondsSince(split_start));
 
   TrainJobSummary summary;
   summary.rows = data->rows_read;
