@@ -15,6 +15,17 @@
 namespace gs::jobs {
 namespace {
 
+void note(const engine::TrainCallbacks& callbacks, const std::string& text) {
+  if (callbacks.note) callbacks.note(text);
+}
+
+std::string secondsSince(std::chrono::steady_clock::time_point start) {
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", s);
+  return text;
+}
+
 // The model to train: the given one (with the LoRA spec of its adapter-to-be) or a fresh one from
 // the configuration, with the job's target names, units, description and collation recorded.
 Result<model::LoadedModel> modelToTrain(const TrainJobOptions& options, bool lora, model::LoraSpec& spec) {
@@ -129,7 +140,7 @@ Status fitToBudget(const TrainJobOptions& options, const model::LoadedModel& mod
   if (!fit.isOk()) return fit.status();
   fit->applyTo(to);
   summary.memory_fit = fit.value();
-  if (callbacks.note) callbacks.note("fit to memory: " + fit->summary());
+  note(callbacks, "fit to memory: " + fit->summary());
   return Status::ok();
 }
 
@@ -154,21 +165,6 @@ Status exportModel(const std::string& run_dir, const std::string& destination) {
   }
   return Status::ok();
 }
-
-namespace {
-
-void note(const engine::TrainCallbacks& callbacks, const std::string& text) {
-  if (callbacks.note) callbacks.note(text);
-}
-
-std::string secondsSince(std::chrono::steady_clock::time_point start) {
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f s", s);
-  return text;
-}
-
-}  // namespace
 
 Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks) {
   if (Status s = checkTrainOptions(options); !s.isOk()) return s;

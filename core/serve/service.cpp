@@ -138,7 +138,11 @@ std::optional<HttpResponse> Service::checkBody(const HttpRequest& head, const Ro
 }
 
 std::optional<HttpResponse> Service::check(const HttpRequest& head, std::optional<uint64_t> content_length) const {
-  const Route r = route(head.path());
+  return refusal(head, route(head.path()), content_length);
+}
+
+std::optional<HttpResponse> Service::refusal(const HttpRequest& head, const Route& r,
+                                             std::optional<uint64_t> content_length) const {
   if (r.endpoint == Endpoint::NotFound) return error(404, "no such endpoint: " + head.path());
   if (head.method != r.method) {
     HttpResponse resp = error(405, head.method + " is not allowed on " + head.path() + " (" + r.method + ")");
@@ -155,11 +159,11 @@ std::optional<HttpResponse> Service::check(const HttpRequest& head, std::optiona
 }
 
 std::shared_ptr<Job> Service::handle(const HttpRequest& request, std::function<void(HttpResponse)> respond) {
-  if (auto refused = check(request, std::nullopt)) {
+  const Route r = route(request.path());  // routed once: the refusal checks and the handler share it
+  if (auto refused = refusal(request, r, std::nullopt)) {
     respond(*refused);
     return nullptr;
   }
-  const Route r = route(request.path());
   return (this->*(r.spec->handler))(request, r, std::move(respond));
 }
 

@@ -104,6 +104,8 @@ class Service {
   std::shared_ptr<Job> reloadModel(const HttpRequest& request, const Route& route, Respond respond);
   std::shared_ptr<Job> health(const HttpRequest& request, const Route& route, Respond respond);
 
+  std::optional<HttpResponse> refusal(const HttpRequest& head, const Route& route,
+                                      std::optional<uint64_t> content_length) const;
   std::optional<HttpResponse> checkAuth(const HttpRequest& head, const Route& route) const;
   std::optional<HttpResponse> checkBody(const HttpRequest& head, const Route& route,
                                         std::optional<uint64_t> content_length) const;

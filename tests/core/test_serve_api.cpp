@@ -61,7 +61,7 @@ TEST(ServeApi, DeepNestingAndInvalidUtf8Are400NotACrash) {
   ASSERT_TRUE(e);
   EXPECT_EQ(e->status, 400);
   EXPECT_NE(e->message.find("nested"), std::string::npos);
-  for (const std::string bad :
+  for (const std::string& bad :
        {std::string("{\"molecules\":[\"C\xff\"]}"), std::string("{\"molecules\":[\"C\xc0\xaf\"]}"),
         std::string("{\"molecules\":[\"C\xed\xa0\x80\"]}"), std::string("{\"molecules\":[\"C\xe2\x82\"]}")}) {
     e = decode(bad, &r);
