@@ -122,14 +122,14 @@ QWidget* CompareView::buildCharts() {
 
 void CompareView::connectActions(QPushButton* export_csv, QPushButton* export_png) {
   connect(run_, &QPushButton::clicked, this, [this] {
-    auto parsed = engine::parseModes(modes_->text().toStdString());
-    if (!parsed.isOk()) {
-      status_->setText(QString::fromStdString(parsed.status().message()));
-      return;
-    }
+    // Batch size 0: modes without +bs=N take the run settings' batch size.
+    auto parsed = engine::parseModes(modes_->text().toStdString(), 0);
+    auto workload = engine::parseWorkload(workload_->currentData().toString().toStdString());
+    for (const Status& s : {parsed.status(), workload.status()})
+      if (!s.isOk()) return status_->setText(QString::fromStdString(s.message()));
     CompareRequest r;
-    r.modes = modes_->text();
-    r.workload = workload_->currentData().toString();
+    r.modes = parsed.value();
+    r.workload = workload.value();
     r.repeats = repeats_->value();
     r.max_molecules = max_molecules_->value();
     Q_EMIT runRequested(r);

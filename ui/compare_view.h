@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "compare_worker.h"
 #include "engine/compare.h"
-#include "inference_worker.h"
 #include "save_guard.h"
 
 class QComboBox;

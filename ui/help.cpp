@@ -11,8 +11,8 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
-#include "inference_worker.h"
 #include "input_reader.h"
+#include "model_session.h"
 #include "predict/library_versions.h"
 
 namespace gs::ui {

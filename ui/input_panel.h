@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "import_dialog.h"
-#include "inference_worker.h"
+#include "run_settings.h"
 
 class QLabel;
 class QPlainTextEdit;

@@ -4,8 +4,8 @@
 
 #include "chem/column_guess.h"
 #include "data/csv_reader.h"
-#include "inference_worker.h"
 #include "predict/prediction_table.h"
+#include "run_settings.h"
 
 namespace gs::ui {
 namespace {

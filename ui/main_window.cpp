@@ -57,24 +57,10 @@ QScrollArea* scrolling(QWidget* page) {
 }  // namespace
 
 MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow(parent) {
-  qRegisterMetaType<ModelCard>();
-  qRegisterMetaType<RunSettings>();
-  qRegisterMetaType<RunInput>();
-  qRegisterMetaType<predict::RunRecord>();
-  qRegisterMetaType<std::vector<predict::PredictedRow>>();
-  qRegisterMetaType<CompareRequest>();
-  qRegisterMetaType<engine::ModeResult>();
-  qRegisterMetaType<ExplainRequest>();
-  qRegisterMetaType<std::vector<data::RawRecord>>();
-  qRegisterMetaType<std::vector<jobs::ExplainedMolecule>>();
   setWindowTitle(tr("Graphormer Studio"));
   setAcceptDrops(true);
 
-  worker_ = new InferenceWorker;
-  thread_.reset(new QThread);
-  worker_->moveToThread(thread_.get());
-  connect(thread_.get(), &QThread::finished, worker_, &QObject::deleteLater);
-  thread_->start();
+  workers_ = std::make_unique<WorkerSet>();
 
   results_tab_ = new ResultsTab(guard_);
   connect(results_tab_, &ResultsTab::explainRequested, this, &MainWindow::explainSelected);
@@ -87,7 +73,7 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
   tabs_ = new QTabWidget;
   tabs_->addTab(results_tab_, tr("Results"));
   tabs_->addTab(scrolling(compare_), tr("Compare modes"));
-  train_tab_ = new TrainTab(thread_.get(), worker_->memoryTracker());
+  train_tab_ = new TrainTab(workers_->thread(), workers_->memoryTracker());
   tabs_->addTab(scrolling(train_tab_), tr("Train"));
   setCentralWidget(tabs_);
   // The results get the space first: the input and run settings, and the memory chart, are docks
@@ -133,7 +119,7 @@ MainWindow::MainWindow(const QString& model_path, QWidget* parent) : QMainWindow
 }
 
 MainWindow::~MainWindow() {
-  worker_->cancel();
+  workers_->cancel();
   train_tab_->cancelTraining();
 }
 
@@ -152,13 +138,10 @@ void MainWindow::addDock(const QString& title, const QString& name, QWidget* wid
 }
 
 QWidget* MainWindow::buildChartBox() {
-  chart_ = new MemoryChart(worker_->memoryTracker());
+  chart_ = new MemoryChart(workers_->memoryTracker());
   monitor_ = new ServerMonitor(this);
   connect(monitor_, &ServerMonitor::sampled, chart_,
           [this](const ServerStatus& s, double rate) { chart_->addRemoteSample(s.memory, rate); });
-  connect(worker_, &InferenceWorker::remoteNote, this, [this](const QString& note) {
-    if (!note.isEmpty()) rate_->setText(note);
-  });
   auto* save_chart = new QPushButton(tr("Save chart as PNG..."));
   connect(save_chart, &QPushButton::clicked, this, [this] {
     const QString path =
@@ -179,7 +162,7 @@ void MainWindow::connectWorker() {
   });
   connect(train_tab_->worker(), &TrainWorker::stepDone, this,
           [this](const StepPoint& p) { chart_->setThroughput(p.molecules_per_second); });
-  connect(worker_, &InferenceWorker::modelLoaded, this, [this](const ModelCard& card) {
+  connect(workers_->model(), &ModelWorker::modelLoaded, this, [this](const ModelCard& card) {
     model_path_ = loading_path_;
     card_ = card;
     guard_->setModelFiles(card.files);
@@ -194,60 +177,72 @@ void MainWindow::connectWorker() {
     statusBar()->showMessage(tr("Model: %1 | Device: %2").arg(QFileInfo(card.path).fileName(), settings_->device()));
     Q_EMIT modelReady(true);
   });
-  connect(worker_, &InferenceWorker::modelFailed, this, &MainWindow::onModelFailed);
-  connect(worker_, &InferenceWorker::inputRead, this,
+  connect(workers_->model(), &ModelWorker::modelFailed, this, &MainWindow::onModelFailed);
+  connectRows(workers_->predict());
+  connectRows(workers_->remote());
+  connectExplain();
+}
+
+// The two prediction jobs (here and on a server) report the same way.
+void MainWindow::connectRows(RowsWorker* worker) {
+  connect(worker, &RowsWorker::remoteNote, this, [this](const QString& note) {
+    if (!note.isEmpty()) rate_->setText(note);
+  });
+  connect(worker, &RowsWorker::inputRead, this,
           [this](const std::vector<predict::PredictedRow>& rows, const QStringList& columns) {
             if (run_generation_ != input_generation_) return;  // the input was replaced while it was read
             results_tab_->setInput(rows, columns);
             progress_->setRange(0, std::max<int>(1, static_cast<int>(rows.size())));
             progress_->setValue(0);
           });
-  connect(worker_, &InferenceWorker::rowsDone, this, [this](int first, const std::vector<predict::PredictedRow>& rows) {
+  connect(worker, &RowsWorker::rowsDone, this, [this](int first, const std::vector<predict::PredictedRow>& rows) {
     if (run_generation_ == input_generation_) results_tab_->setResults(first, rows);
   });
-  connect(worker_, &InferenceWorker::progress, this, [this](qint64 done, qint64 total, double rate) {
+  connect(worker, &RowsWorker::progress, this, [this](qint64 done, qint64 total, double rate) {
     progress_->setValue(static_cast<int>(done));
     chart_->setThroughput(rate);
     const double eta = rate > 0 ? double(total - done) / rate : 0;
     rate_->setText(
         tr("%1 / %2 molecules, %3 mol/s, ETA %4 s").arg(done).arg(total).arg(rate, 0, 'f', 0).arg(eta, 0, 'f', 0));
   });
-  connect(worker_, &InferenceWorker::runFinished, this,
-          [this](bool cancelled, double seconds, const predict::RunRecord& info) {
-            last_run_ = info;
-            setRunning(false);
-            resultsModel()->setRunDescription(tr("Predicted by %1 (SHA-256 %2…), %3, batch %4, %5")
-                                                  .arg(QString::fromStdString(info.model_path),
-                                                       QString::fromStdString(info.model_sha256.substr(0, 12)),
-                                                       QString::fromStdString(info.precision).toUpper())
-                                                  .arg(info.batch_size)
-                                                  .arg(QString::fromStdString(info.device)));
-            history_.resultsChanged(resultsModel()->rowCount() > 0);
-            QString summary;
-            for (const auto& [name, n] : predict::statusCounts(resultsModel()->rows()))
-              summary += QStringLiteral(", %1 %2").arg(n).arg(QString::fromStdString(name));
-            rate_->setText((cancelled ? tr("Cancelled after %1 s") : tr("Done in %1 s")).arg(seconds, 0, 'f', 1) +
-                           summary +
-                           tr(" — %1, %2, batch %3")
-                               .arg(QFileInfo(QString::fromStdString(info.model_path)).fileName(),
-                                    QString::fromStdString(info.precision).toUpper())
-                               .arg(info.batch_size));
-            Q_EMIT runCompleted(cancelled);
-          });
-  connect(worker_, &InferenceWorker::runFailed, this, [this](const QString& message) {
+  connect(
+      worker, &RowsWorker::runFinished, this, [this](bool cancelled, double seconds, const predict::RunRecord& info) {
+        last_run_ = info;
+        setRunning(false);
+        resultsModel()->setRunDescription(tr("Predicted by %1 (SHA-256 %2…), %3, batch %4, %5")
+                                              .arg(QString::fromStdString(info.model_path),
+                                                   QString::fromStdString(info.model_sha256.substr(0, 12)),
+                                                   QString::fromStdString(info.precision).toUpper())
+                                              .arg(info.batch_size)
+                                              .arg(QString::fromStdString(info.device)));
+        history_.resultsChanged(resultsModel()->rowCount() > 0);
+        QString summary;
+        for (const auto& [name, n] : predict::statusCounts(resultsModel()->rows()))
+          summary += QStringLiteral(", %1 %2").arg(n).arg(QString::fromStdString(name));
+        rate_->setText((cancelled ? tr("Cancelled after %1 s") : tr("Done in %1 s")).arg(seconds, 0, 'f', 1) + summary +
+                       tr(" — %1, %2, batch %3")
+                           .arg(QFileInfo(QString::fromStdString(info.model_path)).fileName(),
+                                QString::fromStdString(info.precision).toUpper())
+                           .arg(info.batch_size));
+        Q_EMIT runCompleted(cancelled);
+      });
+  connect(worker, &RowsWorker::runFailed, this, [this](const QString& message) {
     setRunning(false);
     rate_->setText(tr("Run failed"));
     QMessageBox::warning(this, tr("Run failed"), message);
     Q_EMIT runCompleted(true);
   });
-  connect(worker_, &InferenceWorker::explanationsReady, this,
+}
+
+void MainWindow::connectExplain() {
+  connect(workers_->explain(), &ExplainWorker::explanationsReady, this,
           [this](const std::vector<jobs::ExplainedMolecule>& molecules, const QString& summary) {
             setRunning(false);
             results_tab_->setExplanations(explain_rows_, molecules);
             rate_->setText(summary);
             Q_EMIT explanationCompleted(true);
           });
-  connect(worker_, &InferenceWorker::explainFailed, this, [this](const QString& message) {
+  connect(workers_->explain(), &ExplainWorker::explainFailed, this, [this](const QString& message) {
     setRunning(false);
     rate_->setText(tr("Explanation failed: %1").arg(message));
     Q_EMIT explanationCompleted(false);
@@ -257,10 +252,10 @@ void MainWindow::connectWorker() {
 void MainWindow::connectComparison() {
   connect(compare_, &CompareView::runRequested, this, &MainWindow::runComparison);
   connect(compare_, &CompareView::cancelRequested, this, &MainWindow::cancelRun);
-  connect(worker_, &InferenceWorker::compareStarted, compare_, &CompareView::started);
-  connect(worker_, &InferenceWorker::compareModeStarted, compare_, &CompareView::modeStarted);
-  connect(worker_, &InferenceWorker::compareModeDone, compare_, &CompareView::modeDone);
-  connect(worker_, &InferenceWorker::compareFinished, this, [this](const QString& message) {
+  connect(workers_->compare(), &CompareWorker::compareStarted, compare_, &CompareView::started);
+  connect(workers_->compare(), &CompareWorker::compareModeStarted, compare_, &CompareView::modeStarted);
+  connect(workers_->compare(), &CompareWorker::compareModeDone, compare_, &CompareView::modeDone);
+  connect(workers_->compare(), &CompareWorker::compareFinished, this, [this](const QString& message) {
     setRunning(false);
     rate_->setText(message);
     compare_->finished(message);
@@ -292,12 +287,11 @@ void MainWindow::explainSelected() {
   request.steps = panel->steps();
   request.baseline = panel->baseline();
   request.checkpoint_ratio = settings_->checkpointRatio();
+  request.settings = settings_->settings();
   setRunning(true);
   rate_->setText(tr("Explaining %1 molecule(s)...").arg(records.size()));
-  worker_->arm();
-  QMetaObject::invokeMethod(
-      worker_, [w = worker_, records, request, s = settings_->settings()] { w->explain(records, request, s); },
-      Qt::QueuedConnection);
+  request.records = std::move(records);
+  workers_->start(workers_->explain(), std::move(request));
 }
 
 bool MainWindow::exportAttributions(const QString& path, QString* error) const {
@@ -364,8 +358,7 @@ void MainWindow::loadModel(const QString& path) {
   run_->setEnabled(false);
   input_panel_->offer()->setReady(false);  // Predict waits for the new model
   model_card_->showLoading(path);
-  QMetaObject::invokeMethod(
-      worker_, [w = worker_, path] { w->loadModel(path); }, Qt::QueuedConnection);
+  workers_->load(path);
 }
 
 void MainWindow::runPrediction() {
@@ -388,14 +381,15 @@ void MainWindow::runPrediction() {
     chart_->setCudaDevice(
         settings.device.startsWith(QLatin1String("cuda")) ? settings.device.section(QLatin1Char(':'), 1).toInt() : -1);
   }
-  worker_->arm();
-  QMetaObject::invokeMethod(
-      worker_, [w = worker_, in, settings] { w->run(in, settings); }, Qt::QueuedConnection);
+  if (remote)
+    workers_->start(workers_->remote(), RemoteRequest{in, settings.server});
+  else
+    workers_->start(workers_->predict(), PredictRequest{in, settings});
 }
 
 RunInput MainWindow::currentInput() const { return input_panel_->currentInput(); }
 
-void MainWindow::runComparison(const CompareRequest& request) {
+void MainWindow::runComparison(CompareRequest request) {
   if (running_ || !has_model_) return;
   const RunInput in = currentInput();
   if (in.path.isEmpty() && in.text.trimmed().isEmpty()) {
@@ -404,15 +398,14 @@ void MainWindow::runComparison(const CompareRequest& request) {
   }
   setRunning(true);
   rate_->setText(tr("Comparing modes..."));
-  worker_->arm();
-  QMetaObject::invokeMethod(
-      worker_, [w = worker_, in, request, s = settings_->settings()] { w->compare(in, request, s); },
-      Qt::QueuedConnection);
+  request.input = in;
+  request.settings = settings_->settings();
+  workers_->start(workers_->compare(), std::move(request));
 }
 
 void MainWindow::cancelRun() {
   if (!running_) return;
-  worker_->cancel();
+  workers_->cancel();
   rate_->setText(tr("Cancelling after the current batch..."));
 }
 
@@ -460,7 +453,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     event->ignore();
     return;
   }
-  worker_->cancel();
+  workers_->cancel();
   train_tab_->cancelTraining();
   QSettings s;
   s.setValue(QStringLiteral("window/geometry"), saveGeometry());

@@ -1,17 +1,16 @@
 #pragma once
 // The main window: the input panel (paste, open .smi/.csv/.sdf, drag and drop, examples), the
 // model card (ModelCardView) and run settings (SettingsPanel), the Results (ResultsTab) and
-// Compare tabs, and the live memory chart. Owns the worker thread and connects the parts; the UI
+// Compare tabs, and the live memory chart. Owns the model thread (WorkerSet) and connects the parts; the UI
 // thread never waits on the model.
 #include <QMainWindow>
-#include <QThread>
 
 #include <memory>
 
-#include "inference_worker.h"
 #include "input_panel.h"
 #include "save_guard.h"
 #include "work_history.h"
+#include "workers.h"
 
 class QDockWidget;
 class QLabel;
@@ -35,14 +34,6 @@ class ResultsModel;
 class ResultsTab;
 class SettingsPanel;
 class TrainTab;
-
-struct ThreadStopper {
-  void operator()(QThread* thread) const {
-    thread->quit();
-    thread->wait();
-    delete thread;
-  }
-};
 
 class MainWindow final : public QMainWindow {
   Q_OBJECT
@@ -93,7 +84,7 @@ class MainWindow final : public QMainWindow {
   void exportResults();
   void copySelection();
   void pasteInput();
-  void runComparison(const gs::ui::CompareRequest& request);
+  void runComparison(gs::ui::CompareRequest request);
   void explainSelected();
   bool exportAttributions(const QString& path, QString* error = nullptr) const;
 
@@ -115,6 +106,8 @@ class MainWindow final : public QMainWindow {
   QWidget* buildChartBox();
   void buildMenus();
   void connectWorker();
+  void connectRows(RowsWorker* worker);
+  void connectExplain();
   void connectComparison();
   void setRunning(bool running);
   RunInput currentInput() const;
@@ -125,8 +118,8 @@ class MainWindow final : public QMainWindow {
   // Asks before unsaved results are lost; false = the user keeps them.
   bool confirmDiscard();
 
-  InferenceWorker* worker_ = nullptr;
-  std::unique_ptr<QThread, ThreadStopper> thread_;
+  // The model thread and its jobs; destroyed before the child widgets (TrainTab's worker lives on it too).
+  std::unique_ptr<WorkerSet> workers_;
   ResultsTab* results_tab_ = nullptr;
   ServerMonitor* monitor_ = nullptr;
   MemoryChart* chart_ = nullptr;

@@ -4,7 +4,7 @@
 // "Default model" buttons.
 #include <QGroupBox>
 
-#include "inference_worker.h"
+#include "model_session.h"
 
 class QLabel;
 

@@ -42,7 +42,7 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
       tr("Integrated-gradients baseline: each atom replaced by the molecule's average atom; each "
          "heteroatom made a carbon in its place (carbons then get 0); or all-zero atoms"));
   connect(method_, &QComboBox::currentIndexChanged, this, [this] {
-    const bool ig = method() == QLatin1String("ig");
+    const bool ig = method() == engine::AttributionMethod::IntegratedGradients;
     baseline_->setEnabled(ig);
     steps_->setEnabled(ig);
   });
@@ -102,9 +102,16 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   l->addLayout(files);
 }
 
-QString MoleculePanel::method() const { return method_->currentData().toString(); }
+// The combo boxes hold the engine's names ("ig", "carbon"), so these parse what they offer.
+engine::AttributionMethod MoleculePanel::method() const {
+  auto m = engine::parseAttributionMethod(method_->currentData().toString().toStdString());
+  return m.isOk() ? m.value() : engine::AttributionMethod::IntegratedGradients;
+}
 int MoleculePanel::steps() const { return steps_->value(); }
-QString MoleculePanel::baseline() const { return baseline_->currentData().toString(); }
+engine::AttributionBaseline MoleculePanel::baseline() const {
+  auto b = engine::parseBaseline(baseline_->currentData().toString().toStdString());
+  return b.isOk() ? b.value() : engine::AttributionBaseline::MeanAtom;
+}
 
 void MoleculePanel::showMolecule(const QString& smiles, const QString& caption) {
   atoms_->setRowCount(0);

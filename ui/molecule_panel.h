@@ -29,9 +29,9 @@ class MoleculePanel final : public QWidget {
   // The molecule as its input SMILES (the attributions' atom order) with the heatmap.
   void showExplanation(const jobs::ExplainedMolecule& explanation, const QString& caption, const QString& unit);
 
-  QString method() const;  // "ig", "gradxinput", "rollout"
+  engine::AttributionMethod method() const;
   int steps() const;
-  QString baseline() const;  // "mean", "carbon", "zero"
+  engine::AttributionBaseline baseline() const;
   MoleculeView* view() const { return view_; }
   QTableWidget* atomTable() const { return atoms_; }
   void setSaveGuard(std::shared_ptr<const SaveGuard> guard) { guard_ = std::move(guard); }

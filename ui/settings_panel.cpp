@@ -21,7 +21,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), pa
   auto* form = new QFormLayout(this);
   device_ = new QComboBox;
   device_->setObjectName(QStringLiteral("device"));
-  for (const QString& d : InferenceWorker::devices()) device_->addItem(d, d);
+  for (const QString& d : availableDevices()) device_->addItem(d, d);
   device_->addItem(tr("Server…"), kServerDevice);
   device_->setToolTip(
       tr("Where the model runs: this computer's CPU or GPU, or a prediction server (graphormer-cli serve) "
@@ -181,7 +181,7 @@ void SettingsPanel::setServer(const ServerSettings& server) {
 void fillPrecisions(QComboBox* box, const QString& device, bool training, int model_width) {
   const QString current = box->currentData(Qt::UserRole).toString();
   auto* model = new QStandardItemModel(box);
-  for (const auto& [name, reason] : InferenceWorker::precisionOptions(device, training, model_width)) {
+  for (const auto& [name, reason] : precisionOptions(device, training, model_width)) {
     auto* item = new QStandardItem(name.toUpper());
     item->setData(name, Qt::UserRole);
     if (!reason.isEmpty()) {

@@ -5,7 +5,7 @@
 // intervals and salt stripping. Owns their QSettings keys.
 #include <QGroupBox>
 
-#include "inference_worker.h"
+#include "run_settings.h"
 
 class QCheckBox;
 class QComboBox;

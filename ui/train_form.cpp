@@ -17,8 +17,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "inference_worker.h"
 #include "input_reader.h"
+#include "run_settings.h"
 #include "settings_panel.h"
 
 namespace gs::ui {
@@ -161,7 +161,7 @@ QWidget* TrainForm::buildOptimisationBox() {
   patience_ = spin(0, 100000, 10, tr("Epochs without a better validation MAE before stopping; 0 = never"));
   snapshots_ = spin(0, 100, 5, tr("Snapshot ensemble members for the intervals' spread term (2 epochs each)"));
   device_ = new QComboBox;
-  device_->addItems(InferenceWorker::devices());
+  device_->addItems(availableDevices());
   precision_ = new QComboBox;
   connect(device_, &QComboBox::currentIndexChanged, this,
           [this] { fillPrecisions(precision_, device_->currentText(), true); });

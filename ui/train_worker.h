@@ -1,6 +1,6 @@
 #pragma once
 // Training in the app: the Train tab's request, and the worker that runs it off the UI thread
-// (moved to the same QThread as the InferenceWorker, so training and prediction never compete for
+// (moved to the same QThread as the prediction jobs (ui/workers.h), so training and prediction never compete for
 // the cores). inspect() reads a labelled file for the form; train() runs jobs::runTrain (the same
 // job as graphormer-cli train) with live signals, then scores the new model against the baselines
 // as `evaluate` does (jobs::runEvaluate on the same split). cancel() is thread-safe and takes effect

@@ -232,8 +232,8 @@ TEST(MainWindow, CompareTabMeasuresEachModeOnTheCurrentMolecules) {
   Window win;
   win.w.input()->setPlainText(nciLines(40) + QStringLiteral("C1CC broken\n"));
   CompareRequest request;
-  request.modes = QStringLiteral("fp32,bf16+bs=8,fp32+ckpt=1,int8");
-  request.workload = QStringLiteral("train");
+  request.modes = engine::parseModes("fp32,bf16+bs=8,fp32+ckpt=1,int8", 0).value();
+  request.workload = engine::Workload::Train;
   request.repeats = 1;
   win.w.runComparison(request);
   ASSERT_TRUE(waitFor(&win.w, &MainWindow::comparisonCompleted));
