@@ -95,14 +95,13 @@ torch::Tensor batchTargets(const std::vector<TrainExample>& examples, const std:
   return y;
 }
 
-// Sum of L1 or squared errors over the present (finite) targets.
+}  // namespace
+
 torch::Tensor maskedLossSum(const torch::Tensor& out, const torch::Tensor& target, TrainOptions::Loss kind) {
   const auto mask = torch::isfinite(target);
   const auto diff = (out - target.nan_to_num(0.0)).masked_fill(mask.logical_not(), 0.0);
   return (kind == TrainOptions::Loss::L1 ? diff.abs() : diff * diff).sum();
 }
-
-}  // namespace
 
 std::vector<std::string> Trainer::checkpointFiles(const std::string& output_dir) {
   return {output_dir + "/last.safetensors", output_dir + "/best.safetensors", output_dir + "/state.json",

@@ -26,6 +26,12 @@ struct TrainExample {
   std::vector<float> targets;  // one per model output; NaN = missing
 };
 
+// The multi-task loss of a batch before its division by the count of present targets: the sum of
+// L1 or squared errors over the finite entries of `target` [B, K] only. A missing label (NaN)
+// contributes neither loss nor gradient, so the gradient for output j is the one a batch of just
+// the molecules labelled for j would give (test MaskedLoss.*).
+torch::Tensor maskedLossSum(const torch::Tensor& out, const torch::Tensor& target, TrainOptions::Loss kind);
+
 // Sets which parameters train (LoRA adapters added when asked; frozen layers) and returns them.
 std::vector<torch::Tensor> markTrainable(model::GraphormerImpl& model, const TrainOptions& options);
 

@@ -8,7 +8,9 @@
 #include "model/checkpoint.h"
 #include "tensor/collate.h"
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
 
 namespace gs {
 namespace {
@@ -53,6 +55,68 @@ TEST(ActivationCheckpoint, GradientsEqualThoseWithoutCheckpointing) {
   const auto other = gradients(c, batch, 0.5, 12);
   double diff = 0;
   for (const auto& [name, g] : reference) diff = std::max(diff, (other.at(name) - g).abs().max().item<double>());
+  EXPECT_GT(diff, 1e-4);
+}
+
+// Gradients of the multi-task loss of one batch in which each target misses some labels, and of
+// the same loss computed target by target on only the molecules labelled for it (each such subset
+// a batch of its own): the masked loss must count a missing label as nothing at all.
+std::map<std::string, torch::Tensor> maskedGradients(const bundle::GraphormerConfig& c,
+                                                     const std::vector<const graph::Featurized*>& mols,
+                                                     const torch::Tensor& target, engine::TrainOptions::Loss loss,
+                                                     bool per_target) {
+  model::Graphormer m(c);
+  m->initializeWeights(7);
+  m->eval();  // no dropout: a molecule's output does not depend on its batch
+  torch::Tensor total = torch::zeros({});
+  if (!per_target) total = engine::maskedLossSum(m->forward(tensor::collate(mols, {})), target, loss);
+  for (int64_t j = 0; per_target && j < target.size(1); ++j) {
+    std::vector<const graph::Featurized*> labelled;
+    std::vector<float> y;
+    for (int64_t i = 0; i < target.size(0); ++i)
+      if (std::isfinite(target[i][j].item<float>()))
+        labelled.push_back(mols[size_t(i)]), y.push_back(target[i][j].item<float>());
+    const auto out = m->forward(tensor::collate(labelled, {})).select(1, j);
+    const auto diff = out - torch::tensor(y);
+    total = total + (loss == engine::TrainOptions::Loss::L1 ? diff.abs() : diff * diff).sum();
+  }
+  total.backward();
+  std::map<std::string, torch::Tensor> g;
+  for (const auto& p : m->named_parameters())
+    if (p.value().grad().defined()) g[p.key()] = p.value().grad().clone();
+  return g;
+}
+
+TEST(MaskedLoss, GradientsEqualThoseOfDroppingTheUnlabelledRowsPerTarget) {
+  static const auto graphs = test::fixtureGraphs(5);
+  std::vector<const graph::Featurized*> mols;
+  for (const auto& g : graphs) mols.push_back(&g);
+  const int64_t n = static_cast<int64_t>(mols.size()), k = 3;
+  torch::manual_seed(3);
+  auto target = torch::randn({n, k});
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Every target misses some labels, one molecule has none, and each target keeps at least two.
+  for (auto [i, j] :
+       std::vector<std::pair<int, int>>{{0, 0}, {3, 0}, {1, 1}, {4, 1}, {6, 1}, {2, 2}, {7, 2}, {5, 0}, {5, 1}, {5, 2}})
+    target[i][j] = nan;
+  const auto c = test::tinyConfig(2, 16, 24, 2, int(k));
+  for (auto loss : {engine::TrainOptions::Loss::L1, engine::TrainOptions::Loss::MSE}) {
+    const auto masked = maskedGradients(c, mols, target, loss, false);
+    const auto dropped = maskedGradients(c, mols, target, loss, true);
+    ASSERT_EQ(masked.size(), dropped.size());
+    double worst = 0, size = 0;
+    for (const auto& [name, g] : dropped) {
+      worst = std::max(worst, (masked.at(name) - g).abs().max().item<double>());
+      size = std::max(size, g.abs().max().item<double>());
+    }
+    EXPECT_GT(size, 1e-3) << engine::lossName(loss);  // the gradients are not trivially zero
+    EXPECT_LE(worst, 1e-5 * std::max(1.0, size)) << engine::lossName(loss);
+  }
+  // A missing label read as 0 instead would change them: the comparison can fail.
+  const auto zeros = maskedGradients(c, mols, target.nan_to_num(0.0), engine::TrainOptions::Loss::L1, false);
+  const auto dropped = maskedGradients(c, mols, target, engine::TrainOptions::Loss::L1, true);
+  double diff = 0;
+  for (const auto& [name, g] : dropped) diff = std::max(diff, (zeros.at(name) - g).abs().max().item<double>());
   EXPECT_GT(diff, 1e-4);
 }
 
