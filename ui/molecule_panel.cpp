@@ -64,23 +64,7 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   connect(numbers, &QCheckBox::toggled, view_, &MoleculeView::setAtomNumbers);
   controls->addWidget(numbers);
   l->addLayout(controls);
-  atoms_ = new QTableWidget(0, 3);
-  atoms_->setHorizontalHeaderLabels({tr("Atom"), tr("Element"), tr("Attribution")});
-  atoms_->horizontalHeader()->setStretchLastSection(true);
-  atoms_->verticalHeader()->hide();
-  atoms_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  atoms_->setToolTip(
-      tr("Atoms of the selected molecule by the size of their contribution; select a row to ring the atom "
-         "in the drawing, click an atom to find its row"));
-  atoms_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  connect(atoms_, &QTableWidget::currentCellChanged, this, [this](int row) {
-    const QTableWidgetItem* item = row >= 0 ? atoms_->item(row, 0) : nullptr;
-    view_->setSelectedAtom(item ? item->data(Qt::UserRole).toInt() : -1);
-  });
-  connect(view_, &MoleculeView::atomClicked, this, [this](int atom) {
-    for (int r = 0; r < atoms_->rowCount(); ++r)
-      if (atoms_->item(r, 0) && atoms_->item(r, 0)->data(Qt::UserRole).toInt() == atom) atoms_->selectRow(r);
-  });
+  buildAtomTable();
   l->addWidget(atoms_, 2);
   auto* files = new QHBoxLayout;
   auto* picture = new QPushButton(tr("Save picture..."));
@@ -100,6 +84,26 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   files->addWidget(picture);
   files->addWidget(csv);
   l->addLayout(files);
+}
+
+void MoleculePanel::buildAtomTable() {
+  atoms_ = new QTableWidget(0, 3);
+  atoms_->setHorizontalHeaderLabels({tr("Atom"), tr("Element"), tr("Attribution")});
+  atoms_->horizontalHeader()->setStretchLastSection(true);
+  atoms_->verticalHeader()->hide();
+  atoms_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  atoms_->setToolTip(
+      tr("Atoms of the selected molecule by the size of their contribution; select a row to ring the atom "
+         "in the drawing, click an atom to find its row"));
+  atoms_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  connect(atoms_, &QTableWidget::currentCellChanged, this, [this](int row) {
+    const QTableWidgetItem* item = row >= 0 ? atoms_->item(row, 0) : nullptr;
+    view_->setSelectedAtom(item ? item->data(Qt::UserRole).toInt() : -1);
+  });
+  connect(view_, &MoleculeView::atomClicked, this, [this](int atom) {
+    for (int r = 0; r < atoms_->rowCount(); ++r)
+      if (atoms_->item(r, 0) && atoms_->item(r, 0)->data(Qt::UserRole).toInt() == atom) atoms_->selectRow(r);
+  });
 }
 
 // The combo boxes hold the engine's names ("ig", "carbon"), so these parse what they offer.

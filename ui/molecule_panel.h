@@ -41,6 +41,7 @@ class MoleculePanel final : public QWidget {
   void exportAttributionsRequested(const QString& path);
 
  private:
+  void buildAtomTable();  // the attribution table, linked both ways with the drawing
   MoleculeView* view_ = nullptr;
   QComboBox* method_ = nullptr;
   QSpinBox* steps_ = nullptr;

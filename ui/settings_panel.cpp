@@ -62,6 +62,25 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), pa
                     "less memory, more time. Plain prediction stores no activations, so it changes nothing there."));
   note->setWordWrap(true);
   note->setStyleSheet(QStringLiteral("color: #666; font-size: 9pt"));
+  setModeToolTips();
+  form->addRow(tr("Device"), device_);
+  form->addRow(QString(), server_button_);
+  form->addRow(tr("Precision"), precision_);
+  form->addRow(tr("Batch size"), batch_);
+  form->addRow(tr("Memory budget"), budget_);
+  form->addRow(tr("Threads"), threads_);
+  auto* value = new QLabel(tr("0.00"));
+  connect(checkpoint_, &QSlider::valueChanged, value,
+          [value](int v) { value->setText(QString::number(v / 100.0, 'f', 2)); });
+  auto* row = new QHBoxLayout;
+  row->addWidget(checkpoint_, 1);
+  row->addWidget(value);
+  form->addRow(tr("Checkpoint ratio"), row);
+  form->addRow(note);
+  addTrustRows(form);
+}
+
+void SettingsPanel::setModeToolTips() {
   precision_->setToolTip(
       tr("FP32: the reference numbers. BF16/FP16: the model's matrix products in half-size numbers, "
          "faster on processors made for them (BF16 on recent CPUs, FP16 on NVIDIA GPUs); BF16 also "
@@ -78,20 +97,9 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QGroupBox(tr("Run settings"), pa
   checkpoint_->setToolTip(
       tr("Share of layers whose activations are recomputed instead of stored during explanations and "
          "fine-tuning: less memory, more time. No effect on plain prediction."));
-  form->addRow(tr("Device"), device_);
-  form->addRow(QString(), server_button_);
-  form->addRow(tr("Precision"), precision_);
-  form->addRow(tr("Batch size"), batch_);
-  form->addRow(tr("Memory budget"), budget_);
-  form->addRow(tr("Threads"), threads_);
-  auto* value = new QLabel(tr("0.00"));
-  connect(checkpoint_, &QSlider::valueChanged, value,
-          [value](int v) { value->setText(QString::number(v / 100.0, 'f', 2)); });
-  auto* row = new QHBoxLayout;
-  row->addWidget(checkpoint_, 1);
-  row->addWidget(value);
-  form->addRow(tr("Checkpoint ratio"), row);
-  form->addRow(note);
+}
+
+void SettingsPanel::addTrustRows(QFormLayout* form) {
   confidence_ = new QSpinBox;
   confidence_->setObjectName(QStringLiteral("confidence"));
   confidence_->setRange(50, 99);

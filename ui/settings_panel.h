@@ -7,6 +7,7 @@
 
 #include "run_settings.h"
 
+class QFormLayout;
 class QCheckBox;
 class QComboBox;
 class QPushButton;
@@ -48,6 +49,8 @@ class SettingsPanel final : public QGroupBox {
  private:
   void refreshPrecisions();
   void deviceChanged();
+  void setModeToolTips();                // precision, batch, threads, checkpoint ratio
+  void addTrustRows(QFormLayout* form);  // interval confidence, salts
 
   QComboBox *device_ = nullptr, *precision_ = nullptr;
   QSpinBox *batch_ = nullptr, *threads_ = nullptr, *budget_ = nullptr;

@@ -182,6 +182,20 @@ std::optional<PathIntegral> integratePath(size_t molecules, int64_t rows, int st
   return out;
 }
 
+// The integrated-gradients baseline: atom rows replaced (the molecule's mean atom row, carbons in
+// place of heteroatoms, or zero); the graph token and padding rows stay as they are.
+torch::Tensor pathBaseline(model::GraphEncoderImpl& enc, const Batch& batch, const torch::Tensor& x,
+                           const torch::Tensor& mask, AttributionOptions::Baseline baseline) {
+  if (baseline == AttributionOptions::Baseline::Carbon) {
+    torch::NoGradGuard no_grad;
+    return carbonBaseline(enc, batch, x);
+  }
+  torch::Tensor atoms0 = torch::zeros_like(x);
+  if (baseline == AttributionOptions::Baseline::MeanAtom)
+    atoms0 = ((x * mask).sum(1, true) / mask.sum(1, true).clamp_min(1.0)).expand_as(x);  // [B, 1, C] each
+  return x * (1.0 - mask) + atoms0 * mask;
+}
+
 void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder,
                           const std::vector<const graph::Featurized*>& mols, Batch& batch, const AttributionOptions& o,
                           const torch::Device& device, std::vector<Attribution>& out, const AttributionCallbacks& cb) {
@@ -209,22 +223,7 @@ void gradientAttributions(model::LoadedModel& lm, model::GraphormerImpl& encoder
     outputFor(m, xi, bias, o.output, runner).sum().backward();
     attr = (xi.grad() * x * mask).sum(-1);
   } else {
-    // Baseline: atom rows replaced (the molecule's mean atom row, carbons in place of heteroatoms,
-    // or zero); the graph token and padding rows stay as they are.
-    torch::Tensor x0;
-    if (o.baseline == AttributionOptions::Baseline::Carbon) {
-      torch::NoGradGuard no_grad;
-      x0 = carbonBaseline(enc, batch, x);
-    } else {
-      torch::Tensor atoms0;
-      if (o.baseline == AttributionOptions::Baseline::MeanAtom) {
-        const auto mean = (x * mask).sum(1, true) / mask.sum(1, true).clamp_min(1.0);  // [B, 1, C]
-        atoms0 = mean.expand_as(x);
-      } else {
-        atoms0 = torch::zeros_like(x);
-      }
-      x0 = x * (1.0 - mask) + atoms0 * mask;
-    }
+    const torch::Tensor x0 = pathBaseline(enc, batch, x, mask, o.baseline);
     const auto delta = x - x0;
     auto path = integratePath(
         batch.members.size(), t, o.steps, std::max(0.0, o.tolerance), cb,
