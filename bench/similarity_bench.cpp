@@ -4,7 +4,8 @@
 // RDKit's NCI molecules, then copies of them with 5 % of their on-bits moved at random, so their bit
 // counts and similarities look like a real library's; queries are NCI molecules.
 // Prints a table; never fails on time.
-//   bench_similarity [--input FILE.smi] [--queries N] [--sizes 10000,100000,1000000]
+// Then Butina clustering (the cluster split of training) of --butina N such references at 0.65.
+//   bench_similarity [--input FILE.smi] [--queries N] [--sizes 10000,100000,1000000] [--butina 20000]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "chem/descriptors.h"
 #include "chem/molecule.h"
 #include "data/record_reader.h"
+#include "similarity/butina.h"
 #include "similarity/fingerprint_index.h"
 
 namespace {
@@ -55,7 +57,17 @@ BitFingerprint perturbed(const BitFingerprint& f, std::mt19937_64& rng) {
   return g;
 }
 
-double scanAll(const std::vector<BitFingerprint>& refs, const BitFingerprint& q) {
+// References: the NCI fingerprints after the first `skip` (the queries), then perturbed copies up to n.
+std::vector<BitFingerprint> references(const std::vector<BitFingerprint>& nci, int skip, int64_t n) {
+  std::mt19937_64 rng(1);
+  std::vector<BitFingerprint> refs(nci.begin() + std::min<int64_t>(skip, static_cast<int64_t>(nci.size()) / 2),
+                                   nci.end());
+  while (static_cast<int64_t>(refs.size()) < n) refs.push_back(perturbed(nci[rng() % nci.size()], rng));
+  refs.resize(static_cast<size_t>(n));
+  return refs;
+}
+
+GS_POPCOUNT_CLONES double scanAll(const std::vector<BitFingerprint>& refs, const BitFingerprint& q) {
   double best = 0;
   for (const auto& r : refs) best = std::max(best, gs::similarity::tanimoto(q, r));
   return best;
@@ -67,12 +79,15 @@ int main(int argc, char** argv) {
   std::string input = "/usr/share/RDKit/Data/NCI/first_5K.smi";
   int queries = 200;
   std::vector<int64_t> sizes{10000, 100000, 1000000};
+  int64_t butina = 20000;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--input")
       input = v;
     else if (k == "--queries")
       queries = std::stoi(v);
+    else if (k == "--butina")
+      butina = std::stoll(v);
     else if (k == "--sizes") {
       sizes.clear();
       std::stringstream ss(v);
@@ -89,12 +104,8 @@ int main(int argc, char** argv) {
   std::printf("%zu NCI fingerprints (2,048 bits, radius 2), mean %.1f bits on; %d queries, top 5\n\n", nci.size(),
               bits / double(nci.size()), queries);
   std::printf("%10s %14s %14s %9s %12s\n", "references", "index ms/query", "scan ms/query", "speed-up", "mean top-1");
-  std::mt19937_64 rng(1);
   for (int64_t n : sizes) {
-    std::vector<BitFingerprint> refs(nci.begin() + std::min<int64_t>(queries, static_cast<int64_t>(nci.size()) / 2),
-                                     nci.end());
-    while (static_cast<int64_t>(refs.size()) < n) refs.push_back(perturbed(nci[rng() % nci.size()], rng));
-    refs.resize(static_cast<size_t>(n));
+    const auto refs = references(nci, queries, n);
     const gs::similarity::FingerprintIndex index(refs);
     double top = 0, check = 0;
     auto t0 = Clock::now();
@@ -107,5 +118,12 @@ int main(int argc, char** argv) {
                 scan_ms / index_ms, top / queries,
                 std::abs(top - check) < 1e-9 ? "" : "  (top-1 disagrees with the scan!)");
   }
+  const auto set = references(nci, 0, butina);
+  const auto t0 = Clock::now();
+  const auto clusters = gs::similarity::butinaClusters(set, 0.65);
+  const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::printf("\nButina clustering at Tanimoto 0.65 of %lld of these fingerprints: %.2f s, %d clusters\n",
+              static_cast<long long>(butina), seconds,
+              clusters.empty() ? 0 : *std::max_element(clusters.begin(), clusters.end()) + 1);
   return 0;
 }

@@ -5,9 +5,13 @@
 
 namespace gs::similarity {
 
-std::vector<int> butinaClusters(const std::vector<BitFingerprint>& fps, double similarity) {
+namespace {
+
+// Every molecule's neighbours at Tanimoto >= similarity. Molecules are visited sorted by bit count,
+// so that the bound min/max of two counts cuts the inner loop.
+GS_POPCOUNT_CLONES std::vector<std::vector<size_t>> neighbourLists(const std::vector<BitFingerprint>& fps,
+                                                                   double similarity) {
   const size_t n = fps.size();
-  // Neighbour lists; molecules sorted by bit count so that the bound min/max cuts the inner loop.
   std::vector<size_t> by_bits(n);
   std::iota(by_bits.begin(), by_bits.end(), 0);
   std::stable_sort(by_bits.begin(), by_bits.end(), [&](size_t a, size_t b) { return fps[a].on_bits < fps[b].on_bits; });
@@ -23,6 +27,14 @@ std::vector<int> butinaClusters(const std::vector<BitFingerprint>& fps, double s
       }
     }
   }
+  return neighbours;
+}
+
+}  // namespace
+
+std::vector<int> butinaClusters(const std::vector<BitFingerprint>& fps, double similarity) {
+  const size_t n = fps.size();
+  const auto neighbours = neighbourLists(fps, similarity);
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),

@@ -5,6 +5,17 @@
 #include <cstdint>
 #include <vector>
 
+// GS_POPCOUNT_CLONES on a function whose loops call tanimoto(): GCC compiles it with the POPCNT
+// instruction and without, and picks one at load time (function multi-versioning). Baseline x86-64
+// has no POPCNT, and the library call that replaces it made every similarity several times slower.
+// (-DGS_POPCOUNT_CLONES= builds without, to measure the difference.)
+#if defined(GS_POPCOUNT_CLONES)
+#elif defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define GS_POPCOUNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define GS_POPCOUNT_CLONES
+#endif
+
 namespace gs::similarity {
 
 struct BitFingerprint {

@@ -28,7 +28,7 @@ FingerprintIndex::FingerprintIndex(std::vector<BitFingerprint> references) {
   original_ = std::move(order);
 }
 
-std::vector<Neighbour> FingerprintIndex::nearest(const BitFingerprint& query, int k) const {
+GS_POPCOUNT_CLONES std::vector<Neighbour> FingerprintIndex::nearest(const BitFingerprint& query, int k) const {
   std::vector<Neighbour> best;  // a heap whose top is the worst kept
   if (k <= 0 || fingerprints_.empty()) return best;
   const size_t keep = std::min<size_t>(static_cast<size_t>(k), fingerprints_.size());
