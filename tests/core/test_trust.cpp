@@ -203,6 +203,63 @@ TEST(TrustFit, SigmaFollowsTheNoiseAndIntervalsCoverFreshData) {
   EXPECT_GT(hard, 5 * easy);
 }
 
+// Two outputs on different scales: output 0's error grows with the distance d, output 1's is 20
+// times larger and does not depend on d, and output 1 is missing for every third molecule.
+predict::TrustFold twoOutputFold(int n, std::mt19937& rng) {
+  predict::TrustFold f;
+  std::uniform_real_distribution<double> u(0, 1);
+  std::normal_distribution<double> z(0, 1);
+  const float missing = std::nanf("");
+  for (int i = 0; i < n; ++i) {
+    const double d = u(rng);
+    const auto y0 = static_cast<float>(z(rng) * (0.1 + 2 * d)), y1 = static_cast<float>(z(rng) * 20);
+    f.distance.push_back(d);
+    f.nn_similarity.push_back(1 - d);
+    f.labels.push_back({y0, i % 3 == 2 ? missing : y1});
+    f.values.push_back({{0.0f, 0.0f}, {static_cast<float>(0.05 * z(rng)), static_cast<float>(z(rng))}});
+  }
+  return f;
+}
+
+TEST(TrustFit, EachOutputGetsItsOwnScaleCalibrationAndCoverage) {
+  std::mt19937 rng(5);
+  bundle::TrustData t;
+  t.outputs = 2;
+  t.model_sha256 = "m";
+  for (const char* s : {"CCO", "CCCO", "CCCCO", "OCCO", "CCCC"})
+    predict::addReference(t, features(s), s, s, {1.0f, 2.0f}, {1.1f, 2.1f});
+  predict::finishDomain(t.domain);
+  // 3,000 calibration molecules: one calibration set's coverage then scatters by under 0.01.
+  const auto valid = twoOutputFold(600, rng), calib = twoOutputFold(3000, rng), test = twoOutputFold(6000, rng);
+  ASSERT_TRUE(predict::fitTrust(t, valid, calib).isOk());
+  ASSERT_EQ(t.calibration_scores.size(), 2u);
+  EXPECT_EQ(t.calibration_scores[0].size(), 3000u);
+  EXPECT_EQ(t.calibration_scores[1].size(), 2000u);  // only the molecules labelled for output 1
+  const predict::TrustAssessor a(t);
+  for (int j = 0; j < 2; ++j) {
+    for (double confidence : {0.8, 0.9}) {
+      double covered = 0, present = 0, width = 0;
+      for (size_t i = 0; i < test.labels.size(); ++i) {
+        if (std::isnan(test.labels[i][j])) continue;
+        const double sigma = t.sigma.ensemble_weight[j] * predict::ensembleSpread(test.values[i], j) +
+                             t.sigma.distance_weight[j] * test.distance[i];
+        const double half = a.halfWidth(j, sigma, confidence);
+        covered += std::fabs(test.labels[i][j]) <= half, present += 1, width += half;
+      }
+      EXPECT_NEAR(covered / present, confidence, 0.03) << "output " << j << " at " << confidence;
+      if (j == 0) continue;
+      double width0 = 0;  // output 0's mean half-width on the same molecules
+      for (size_t i = 0; i < test.labels.size(); ++i)
+        if (!std::isnan(test.labels[i][1]))
+          width0 += a.halfWidth(0,
+                                t.sigma.ensemble_weight[0] * predict::ensembleSpread(test.values[i], 0) +
+                                    t.sigma.distance_weight[0] * test.distance[i],
+                                confidence);
+      EXPECT_GT(width / width0, 5.0) << confidence;  // each output in its own units and scale
+    }
+  }
+}
+
 TEST(TrustFile, SurvivesSaveAndLoad) {
   const auto dir = fs::temp_directory_path() / ("gs_trust_" + std::to_string(::getpid()));
   fs::create_directories(dir);
