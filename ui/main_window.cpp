@@ -286,6 +286,7 @@ void MainWindow::explainSelected() {
   request.method = panel->method();
   request.steps = panel->steps();
   request.baseline = panel->baseline();
+  request.output = panel->output();
   request.checkpoint_ratio = settings_->checkpointRatio();
   request.settings = settings_->settings();
   setRunning(true);

@@ -54,7 +54,11 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
          "harder ones"));
   steps_->setValue(64);
   steps_->setPrefix(tr("steps "));
+  output_ = new QComboBox;
+  output_->setObjectName(QStringLiteral("explainOutput"));
+  output_->setToolTip(tr("The predicted property whose atom contributions are computed"));
   controls->addWidget(explain);
+  controls->addWidget(output_);
   controls->addWidget(method_, 1);
   controls->addWidget(baseline_);
   controls->addWidget(steps_);
@@ -115,6 +119,14 @@ int MoleculePanel::steps() const { return steps_->value(); }
 engine::AttributionBaseline MoleculePanel::baseline() const {
   auto b = engine::parseBaseline(baseline_->currentData().toString().toStdString());
   return b.isOk() ? b.value() : engine::AttributionBaseline::MeanAtom;
+}
+
+int MoleculePanel::output() const { return std::max(0, output_->currentIndex()); }
+
+void MoleculePanel::setOutputs(const QStringList& labels) {
+  output_->clear();
+  output_->addItems(labels);
+  output_->setVisible(labels.size() > 1);  // one property: nothing to choose
 }
 
 void MoleculePanel::showMolecule(const QString& smiles, const QString& caption) {

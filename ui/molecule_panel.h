@@ -32,6 +32,9 @@ class MoleculePanel final : public QWidget {
   engine::AttributionMethod method() const;
   int steps() const;
   engine::AttributionBaseline baseline() const;
+  // The model output to explain (index), chosen among the model's properties (setOutputs).
+  int output() const;
+  void setOutputs(const QStringList& labels);
   MoleculeView* view() const { return view_; }
   QTableWidget* atomTable() const { return atoms_; }
   void setSaveGuard(std::shared_ptr<const SaveGuard> guard) { guard_ = std::move(guard); }
@@ -46,6 +49,7 @@ class MoleculePanel final : public QWidget {
   QComboBox* method_ = nullptr;
   QSpinBox* steps_ = nullptr;
   QComboBox* baseline_ = nullptr;
+  QComboBox* output_ = nullptr;
   QTableWidget* atoms_ = nullptr;
   std::shared_ptr<const SaveGuard> guard_ = std::make_shared<SaveGuard>();
   QString caption_name_;

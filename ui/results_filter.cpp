@@ -17,7 +17,8 @@ void ResultsFilter::setStatusFilter(StatusFilter filter) {
   invalidateFilter();
 }
 
-void ResultsFilter::setValueRange(double low, double high) {
+void ResultsFilter::setValueRange(int output, double low, double high) {
+  output_ = std::max(0, output);
   low_ = low;
   high_ = high;
   invalidateFilter();
@@ -31,8 +32,9 @@ bool ResultsFilter::filterAcceptsRow(int source_row, const QModelIndex& source_p
   }
   if (model && (std::isfinite(low_) || std::isfinite(high_))) {
     const auto& r = model->rowAt(source_row);
-    if (!r.status.isOk() || r.values.empty()) return false;
-    if (r.values[0] < low_ || r.values[0] > high_) return false;
+    const auto j = static_cast<size_t>(output_);
+    if (!r.status.isOk() || j >= r.values.size() || !std::isfinite(r.values[j])) return false;
+    if (r.values[j] < low_ || r.values[j] > high_) return false;
   }
   return QSortFilterProxyModel::filterAcceptsRow(source_row, source_parent);
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Which result rows the table shows: text in any column (name, SMILES, a kept input column), the
-// status (all / predicted / not predicted) and a range of the first prediction, e.g. "gap between
-// 2 and 3 eV". Sorts numerically through ResultsModel::SortRole.
+// status (all / predicted / not predicted) and a range of one predicted property, e.g. "gap between
+// 2 and 3 eV" or "log P at most 5". Sorts numerically through ResultsModel::SortRole.
 #include <QSortFilterProxyModel>
 
 #include <limits>
@@ -15,15 +15,16 @@ class ResultsFilter final : public QSortFilterProxyModel {
 
   explicit ResultsFilter(QObject* parent = nullptr);
   void setStatusFilter(StatusFilter filter);
-  // Rows whose first prediction lies in [low, high]; ±inf = open. Rows without a value are hidden
-  // while a bound is set.
-  void setValueRange(double low, double high);
+  // Rows whose prediction of output `output` lies in [low, high]; ±inf = open. Rows without that
+  // value are hidden while a bound is set.
+  void setValueRange(int output, double low, double high);
 
  protected:
   bool filterAcceptsRow(int source_row, const QModelIndex& source_parent) const override;
 
  private:
   StatusFilter status_ = StatusFilter::All;
+  int output_ = 0;
   double low_ = -std::numeric_limits<double>::infinity(), high_ = std::numeric_limits<double>::infinity();
 };
 

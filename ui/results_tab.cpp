@@ -88,9 +88,17 @@ ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSpl
 
 void ResultsTab::setOutputs(const QStringList& names, const QStringList& units) {
   results_->setOutputs(names, units);
-  first_unit_ = units.value(0);
   names_ = names;
   units_ = units;
+  QStringList labels;
+  for (int j = 0; j < names.size(); ++j)
+    labels << (units.value(j).isEmpty() ? names[j] : QStringLiteral("%1 (%2)").arg(names[j], units[j]));
+  const QSignalBlocker quiet(value_output_);  // the range applies to the new model's outputs below
+  value_output_->clear();
+  value_output_->addItems(labels);
+  molecule_->setOutputs(labels);
+  trust_->setOutputs(labels);
+  applyRange();
   sizeColumns();
 }
 
@@ -195,10 +203,11 @@ void ResultsTab::showSelected() {
     return;
   }
   const auto& ex = e->second;
-  caption += tr("| attributions sum %1 (baseline %2)")
+  caption += tr("| %1 attributions sum %2 (baseline %3)")
+                 .arg(names_.value(ex.output))
                  .arg(ex.summary.sum, 0, 'f', 3)
                  .arg(ex.summary.baseline_prediction, 0, 'f', 3);
-  molecule_->showExplanation(ex, caption, first_unit_);
+  molecule_->showExplanation(ex, caption, units_.value(ex.output));
 }
 
 void ResultsTab::sizeColumns() {
@@ -286,13 +295,18 @@ QHBoxLayout* ResultsTab::buildFilterRow() {
     return box;
   };
   low_ = bound(QStringLiteral("valueFrom"),
-               tr("Show rows whose first prediction is at least this (\"any\": no lower bound)"));
-  high_ = bound(QStringLiteral("valueTo"),
-                tr("Show rows whose first prediction is at most this (\"any\": no upper bound)"));
+               tr("Show rows whose chosen property is at least this (\"any\": no lower bound)"));
+  high_ =
+      bound(QStringLiteral("valueTo"), tr("Show rows whose chosen property is at most this (\"any\": no upper bound)"));
+  value_output_ = new QComboBox;
+  value_output_->setObjectName(QStringLiteral("valueOutput"));
+  value_output_->setToolTip(tr("The predicted property whose range the two boxes set"));
+  connect(value_output_, &QComboBox::currentIndexChanged, this, [this] { applyRange(); });
   auto* row = new QHBoxLayout;
   row->addWidget(filter_, 3);
   row->addWidget(status, 1);
-  row->addWidget(new QLabel(tr("value from")));
+  row->addWidget(value_output_, 1);
+  row->addWidget(new QLabel(tr("from")));
   row->addWidget(low_, 1);
   row->addWidget(new QLabel(tr("to")));
   row->addWidget(high_, 1);
@@ -302,7 +316,8 @@ QHBoxLayout* ResultsTab::buildFilterRow() {
 void ResultsTab::applyRange() {
   const double inf = std::numeric_limits<double>::infinity();
   refilter([&] {
-    proxy_->setValueRange(low_->value() == low_->minimum() ? -inf : low_->value(),
+    proxy_->setValueRange(std::max(0, value_output_->currentIndex()),
+                          low_->value() == low_->minimum() ? -inf : low_->value(),
                           high_->value() == high_->minimum() ? inf : high_->value());
   });
 }

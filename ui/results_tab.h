@@ -13,6 +13,7 @@
 #include "jobs/explain_job.h"
 #include "predict/prediction_table.h"
 
+class QComboBox;
 class QLineEdit;
 class QTabWidget;
 class QDoubleSpinBox;
@@ -83,12 +84,12 @@ class ResultsTab final : public QSplitter {
   ResultsModel* results_ = nullptr;
   ResultsFilter* proxy_ = nullptr;
   QDoubleSpinBox *low_ = nullptr, *high_ = nullptr;
+  QComboBox* value_output_ = nullptr;  // which output the range filters
   QTableView* table_ = nullptr;
   QLineEdit* filter_ = nullptr;
   MoleculePanel* molecule_ = nullptr;
   TrustPanel* trust_ = nullptr;
   QTabWidget* side_ = nullptr;
-  QString first_unit_;
   QStringList names_, units_;
   std::map<int, jobs::ExplainedMolecule> explanations_;  // by model row
   std::shared_ptr<SaveGuard> guard_;

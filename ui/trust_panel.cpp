@@ -1,5 +1,6 @@
 #include "trust_panel.h"
 
+#include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
@@ -107,6 +108,13 @@ TrustPanel::TrustPanel(QWidget* parent) : QWidget(parent) {
   neighbours_->setToolTip(
       tr("The most similar training molecules (Tanimoto on Morgan fingerprints), their labels, the "
          "model's prediction for them and its error there"));
+  output_ = new QComboBox;
+  output_->setObjectName(QStringLiteral("trustOutput"));
+  output_->setToolTip(tr("The predicted property whose interval and neighbour values are shown"));
+  connect(output_, &QComboBox::currentIndexChanged, this, [this] {
+    if (shown_.status.isOk() && shown_.trust) showRow(shown_);
+  });
+  l->addWidget(output_);
   l->addWidget(title_);
   l->addWidget(axis_);
   l->addWidget(structure_, 2);
@@ -131,26 +139,41 @@ void TrustPanel::clear(const QString& message) {
   neighbours_->setRowCount(0);
 }
 
+void TrustPanel::setOutputs(const QStringList& labels) {
+  const QSignalBlocker quiet(output_);
+  output_->clear();
+  output_->addItems(labels);
+  output_->setVisible(labels.size() > 1);
+  shown_ = {};
+}
+
 void TrustPanel::showRow(const predict::PredictedRow& row) {
+  shown_ = row;
   if (!row.status.isOk()) return clear(tr("No prediction: %1").arg(QString::fromStdString(row.status.message())));
   if (!row.trust) return clear(trust_note_.isEmpty() ? tr("This prediction carries no trust data.") : trust_note_);
   const auto& t = *row.trust;
-  const QString unit = units_.value(0);
-  const double half = (t.upper[0] - t.lower[0]) / 2;
+  const int j = std::clamp(output_->currentIndex(), 0, static_cast<int>(row.values.size()) - 1);
+  const auto k = static_cast<size_t>(j);
+  const QString unit = units_.value(j);
+  const double half = (t.upper[k] - t.lower[k]) / 2;
   title_->setText(tr("<b>%1</b>: %2 = %3 ± %4 %5 (%6 % interval) &nbsp; <span style='color:%7'>&#9679; %8</span>")
-                      .arg(QString::fromStdString(row.id).toHtmlEscaped(), names_.value(0))
-                      .arg(row.values[0], 0, 'f', 3)
+                      .arg(QString::fromStdString(row.id).toHtmlEscaped(), names_.value(j))
+                      .arg(row.values[k], 0, 'f', 3)
                       .arg(half, 0, 'f', 3)
                       .arg(unit)
                       .arg(confidence_ * 100, 0, 'f', 0)
                       .arg(QLatin1String(bandColour(t.band)), QString::fromUtf8(predict::domainBandName(t.band))));
-  axis_->setInterval(row.values[0], t.lower[0], t.upper[0], range_.empty() ? std::make_pair(0.0, 1.0) : range_[0],
+  axis_->setInterval(row.values[k], t.lower[k], t.upper[k], k < range_.size() ? range_[k] : std::make_pair(0.0, 1.0),
                      unit);
   structure_->setPixmap(depiction(row.canonical, QSize(300, 150), t.unseen_atoms));
   QStringList reasons;
   for (const auto& r : t.reasons) reasons << QString::fromStdString(r).toHtmlEscaped();
   reasons_->setText(reasons.isEmpty() ? tr("In the applicability domain: no reason for caution.")
                                       : QStringLiteral("&bull; ") + reasons.join(QStringLiteral("<br>&bull; ")));
+  showNeighbours(t, k);
+}
+
+void TrustPanel::showNeighbours(const predict::TrustRow& t, size_t j) {
   neighbours_->setRowCount(static_cast<int>(t.neighbours.size()));
   for (size_t i = 0; i < t.neighbours.size(); ++i) {
     const auto& n = t.neighbours[i];
@@ -161,8 +184,8 @@ void TrustPanel::showRow(const predict::PredictedRow& row) {
     neighbours_->setItem(r, 0, picture);
     neighbours_->setItem(r, 1, new QTableWidgetItem(QString::fromStdString(n.id)));
     neighbours_->setItem(r, 2, number(n.similarity, 2));
-    const double label = n.label.empty() ? std::nan("") : n.label[0],
-                 pred = n.prediction.empty() ? std::nan("") : n.prediction[0];
+    const double label = j < n.label.size() ? n.label[j] : std::nan(""),
+                 pred = j < n.prediction.size() ? n.prediction[j] : std::nan("");
     neighbours_->setItem(r, 3, number(label));
     neighbours_->setItem(r, 4, number(pred));
     neighbours_->setItem(r, 5, number(pred - label));

@@ -11,6 +11,7 @@
 
 #include "predict/prediction_table.h"
 
+class QComboBox;
 class QLabel;
 class QTableWidget;
 
@@ -44,6 +45,9 @@ class TrustPanel final : public QWidget {
   void setModel(const QStringList& names, const QStringList& units,
                 const std::vector<std::pair<double, double>>& label_range, const QString& trust_note);
   void setConfidence(double confidence) { confidence_ = confidence; }
+  // The properties to choose from (one label per output); the panel shows the chosen one's
+  // interval and the neighbours' labels and predictions of it.
+  void setOutputs(const QStringList& labels);
   void showRow(const predict::PredictedRow& row);
   void clear(const QString& message);
   QTableWidget* neighbourTable() const { return neighbours_; }
@@ -57,6 +61,9 @@ class TrustPanel final : public QWidget {
   QLabel *title_ = nullptr, *structure_ = nullptr, *reasons_ = nullptr;
   IntervalAxis* axis_ = nullptr;
   QTableWidget* neighbours_ = nullptr;
+  QComboBox* output_ = nullptr;
+  predict::PredictedRow shown_;  // redrawn when another output is chosen
+  void showNeighbours(const predict::TrustRow& t, size_t j);
 };
 
 }  // namespace gs::ui

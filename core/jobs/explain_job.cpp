@@ -32,6 +32,7 @@ Result<std::vector<ExplainedMolecule>> explainRecords(const predict::Predictor& 
     auto& e = out[i];
     const auto& row = rows[i];
     static_cast<data::RowIdentity&>(e) = row;
+    e.output = attribution.output;
     if (index_of_row[i] < 0) continue;
     e.summary = attributions[index_of_row[i]];
     e.status = e.summary.status;

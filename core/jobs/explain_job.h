@@ -17,6 +17,7 @@ struct ExplainedMolecule : data::RowIdentity {
   std::vector<std::string> elements;  // per atom, input order
   std::vector<double> attributions;   // per atom, input order
   engine::Attribution summary;        // prediction, baseline, sum, gap (its `atoms` in node order)
+  int output = 0;                     // the model output explained
 };
 
 struct ExplainJobOptions {

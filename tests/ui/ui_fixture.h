@@ -53,6 +53,29 @@ inline QString tinyModel() {
   return QString::fromStdString(path);
 }
 
+// A small random-weight model with three named outputs on different scales and units.
+inline QString threeOutputModel() {
+  static const std::string path = [] {
+    bundle::GraphormerConfig c;
+    c.num_hidden_layers = 2;
+    c.embedding_dim = 16;
+    c.ffn_embedding_dim = 16;
+    c.num_attention_heads = 2;
+    c.num_classes = 3;
+    model::Graphormer m(c);
+    m->initializeWeights(2);
+    bundle::ModelMetadata md;
+    md.target_names = {"gap_ev", "dipole_debye", "logp_xtb"};
+    md.target_units = {"eV", "D", ""};
+    md.target_mean = {4.0, 40.0, -20.0};
+    md.target_std = {1.0, 5.0, 2.0};
+    const auto p = (tempDir() / "three.safetensors").string();
+    EXPECT_TRUE(model::saveModel(p, *m, md).isOk());
+    return p;
+  }();
+  return QString::fromStdString(path);
+}
+
 // The first n SMILES of RDKit's NCI set, one per line with a name; `bad` rows replaced by
 // molecules that cannot be read.
 inline QString nciLines(int n, const std::map<int, std::string>& bad = {}) {
