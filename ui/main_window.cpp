@@ -334,7 +334,7 @@ void MainWindow::buildMenus() {
   file->addAction(tr("Open &molecules..."), QKeySequence::Open, this, &MainWindow::openMolecules);
   file->addAction(tr("Open mo&del..."), this, &MainWindow::openModel);
   file->addSeparator();
-  file->addAction(tr("&Export results as CSV..."), QKeySequence::Save, this, &MainWindow::exportResults);
+  file->addAction(tr("&Export results (CSV or SD file)..."), QKeySequence::Save, this, &MainWindow::exportResults);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   auto* edit = menuBar()->addMenu(tr("&Edit"));

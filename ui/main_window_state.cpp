@@ -136,8 +136,10 @@ void MainWindow::exportResults() {
   const bool selection =
       table()->selectionModel()->selectedRows().size() > 1 &&
       QMessageBox::question(this, tr("Export"), tr("Export only the selected rows?")) == QMessageBox::Yes;
-  const QString path = guard_->askSavePath(this, tr("Export results"), QStringLiteral("predictions.csv"),
-                                           tr("CSV files (*.csv)"), {QStringLiteral(".json")});
+  const QString path =
+      guard_->askSavePath(this, tr("Export results"), QStringLiteral("predictions.csv"),
+                          tr("CSV files (*.csv);;SD files: structures with every column as a data item (*.sdf)"),
+                          {QStringLiteral(".json")});
   if (path.isEmpty()) return;
   QString error;
   if (!exportCsv(path, selection, &error))

@@ -4,9 +4,9 @@
 
 #include "common/atomic_file.h"
 #include "common/compression.h"
-#include "data/csv_writer.h"
 #include "jobs/output_check.h"
 #include "model/checkpoint.h"
+#include "predict/prediction_writer.h"
 #include "tensor/precision.h"
 
 namespace gs::jobs {
@@ -46,10 +46,9 @@ Result<PredictSummary> runPredict(const PredictJobOptions& options, const Predic
   AtomicFile file(options.output, true);
   if (!file.isOpen()) return file.openStatus();
   CompressingStream out(file.stream(), codecFromPath(options.output));  // ".csv.gz" etc. compress
-  data::CsvWriter csv(out);
   auto header = p.header();
   header.insert(header.end(), kept.names.begin(), kept.names.end());
-  csv.row(header);
+  const auto writer = predict::makePredictionWriter(out, options.output, header);
   const int outputs = p.numOutputs();
   int64_t done = 0;
   auto sink = [&](const std::vector<predict::PredictedRow>& rows) {
@@ -57,7 +56,7 @@ Result<PredictSummary> runPredict(const PredictJobOptions& options, const Predic
       auto fields = predict::predictionFields(row, outputs);
       const auto extra = kept.values(row.fields);
       fields.insert(fields.end(), extra.begin(), extra.end());
-      csv.row(fields);
+      writer->write(fields, row);
     }
     done += static_cast<int64_t>(rows.size());
     if (callbacks.progress) callbacks.progress(done);

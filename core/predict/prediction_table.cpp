@@ -1,5 +1,7 @@
 #include "predict/prediction_table.h"
 
+#include "predict/prediction_writer.h"
+
 #include <algorithm>
 #include <cmath>
 #include <ctime>
@@ -156,15 +158,14 @@ Status writePredictions(const std::string& path, const bundle::ModelMetadata& me
                         const std::vector<std::string>& input_columns) {
   AtomicFile file(path);
   if (!file.isOpen()) return file.openStatus();
-  data::CsvWriter csv(file.stream());
   auto header = predictionHeader(metadata, num_outputs);
   header.insert(header.end(), input_columns.begin(), input_columns.end());
-  csv.row(header);
+  const auto writer = makePredictionWriter(file.stream(), path, header);
   for (const auto& r : rows) {
     auto fields = predictionFields(r, num_outputs);
     for (size_t k = 0; k < input_columns.size(); ++k)
       fields.push_back(k < r.fields.size() ? r.fields[k] : std::string());
-    csv.row(fields);
+    writer->write(fields, r);
   }
   if (Status s = file.commit(); !s.isOk()) return s;
   return writeRunRecord(path, info, static_cast<int64_t>(rows.size()), statusCounts(rows));

@@ -63,7 +63,8 @@ std::vector<std::string> predictionFields(const PredictedRow& row, int num_outpu
 // Counts per status name ("ok", "syntax_error", ...).
 std::map<std::string, int64_t> statusCounts(const std::vector<PredictedRow>& rows);
 
-// Writes `rows` as the CSV and `path`.json as the run record, both atomically. `input_columns`
+// Writes `rows` as a CSV (an SD file for an SD file name: predict/prediction_writer.h) and
+// `path`.json as the run record, both atomically. `input_columns`
 // name the user's columns that follow the predictions; each row's `fields` then hold their values.
 Status writePredictions(const std::string& path, const bundle::ModelMetadata& metadata, int num_outputs,
                         const std::vector<PredictedRow>& rows, const RunRecord& info,

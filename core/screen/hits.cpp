@@ -11,6 +11,7 @@
 #include "common/atomic_file.h"
 #include "data/csv_reader.h"
 #include "data/csv_writer.h"
+#include "data/sd_writer.h"
 
 namespace gs::screen {
 namespace {
@@ -113,14 +114,14 @@ Status writeCsv(const std::string& path, const std::vector<std::string>& header,
 Status writeSdf(const std::string& path, const std::vector<std::string>& header, const std::vector<Hit>& hits) {
   AtomicFile file(path);
   if (!file.isOpen()) return file.openStatus();
+  data::SdWriter sd(file.stream());
   for (size_t i = 0; i < hits.size(); ++i) {
     const auto& f = hits[i].fields;
     const std::string block = chem::molBlock2D(f.size() > 3 && !f[3].empty() ? f[3] : f[2], f.size() > 1 ? f[1] : "");
     if (block.empty()) continue;
-    file.stream() << block << "> <rank>\n" << i + 1 << "\n\n";
-    for (size_t c = 0; c < header.size() && c < f.size(); ++c)
-      if (!f[c].empty()) file.stream() << "> <" << header[c] << ">\n" << f[c] << "\n\n";
-    file.stream() << "$$$$\n";
+    std::vector<std::pair<std::string, std::string>> items{{"rank", std::to_string(i + 1)}};
+    for (size_t c = 0; c < header.size() && c < f.size(); ++c) items.emplace_back(header[c], f[c]);
+    sd.record(block, "", items);
   }
   return file.commit();
 }

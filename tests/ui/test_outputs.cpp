@@ -84,6 +84,18 @@ TEST(SeveralOutputs, EachPropertyHasItsColumnFilterExportAndExplanation) {
       if (r.status.isOk()) EXPECT_NEAR(exported.at(static_cast<int>(r.row)), r.values[j], 1e-3) << r.row;
   }
 
+  // The same export as an SD file: a record per row, each property a data item where predicted.
+  const auto sdf = (tempDir() / "three.sdf").string();
+  ASSERT_TRUE(win.w.exportCsv(QString::fromStdString(sdf), false, &error)) << error.toStdString();
+  std::ifstream sd(sdf);
+  int records = 0, items = 0;
+  for (std::string line; std::getline(sd, line);) {
+    records += line == "$$$$";
+    for (const auto& name : names) items += line == "> <" + name.toStdString() + ">";
+  }
+  EXPECT_EQ(records, 24);
+  EXPECT_EQ(items, 3 * 23);
+
   // Explaining the third property: the explanation's prediction is that property's value.
   auto* output = win.w.findChild<QComboBox*>(QStringLiteral("explainOutput"));
   ASSERT_NE(output, nullptr);
