@@ -56,10 +56,13 @@ int atomLowerBound(std::string_view s) {
 // perception only when the SMILES has stereo marks ('@', '/', '\\'). Without marks there are no
 // chiral tags or bond directions for it to keep, clean or turn into bond stereo. A test checks
 // that features are identical to the default path on RDKit's NCI set.
-RDKit::ROMol* smilesToMolFast(const std::string& text) {
+RDKit::ROMol* smilesToMolFast(const std::string& text, bool cx) {
   RDKit::SmilesParserParams params;
   params.sanitize = false;
   params.removeHs = false;
+  params.allowCXSMILES = cx;
+  params.strictCXSMILES = false;  // a part RDKit does not know is skipped, not the molecule
+  params.parseName = false;
   std::unique_ptr<RDKit::RWMol> mol(RDKit::SmilesToMol(text, params));
   if (!mol) return nullptr;
   bool has_h = false;
@@ -69,7 +72,7 @@ RDKit::ROMol* smilesToMolFast(const std::string& text) {
   } else {
     RDKit::MolOps::sanitizeMol(*mol);
   }
-  if (text.find_first_of("@/\\") != std::string::npos)
+  if (text.find_first_of("@/\\&") != std::string::npos)
     RDKit::MolOps::assignStereochemistry(*mol, /*cleanIt=*/true, /*force=*/true, /*flagPossibleStereoCenters=*/true);
   return mol.release();
 }
@@ -175,12 +178,39 @@ ParsedMolecule guarded(Fn&& parse, const ParseOptions& options, const char* what
 
 }  // namespace
 
+CxSmiles splitCxSmiles(std::string_view text) {
+  CxSmiles out;
+  text = trim(text);
+  const size_t space = text.find_first_of(" \t");
+  out.smiles = text.substr(0, space);
+  if (space == std::string_view::npos) return out;
+  std::string_view rest = trim(text.substr(space));
+  if (rest.empty() || rest.front() != '|') {
+    out.status = {StatusCode::SyntaxError, "text after the SMILES ('" + std::string(rest.substr(0, 40)) +
+                                               "'): a SMILES field holds one molecule, optionally with a "
+                                               "CXSMILES extension |...|"};
+    return out;
+  }
+  const size_t close = rest.find('|', 1);
+  if (close == std::string_view::npos) {
+    out.status = {StatusCode::SyntaxError, "the CXSMILES extension has no closing '|'"};
+    return out;
+  }
+  out.extension = rest.substr(0, close + 1);
+  if (!trim(rest.substr(close + 1)).empty())
+    out.status = {StatusCode::SyntaxError, "text after the CXSMILES extension ('" +
+                                               std::string(trim(rest.substr(close + 1)).substr(0, 40)) + "')"};
+  return out;
+}
+
 ParsedMolecule parseSmiles(std::string_view smiles, const ParseOptions& options) {
   smiles = trim(smiles);
   if (smiles.empty()) return failed({StatusCode::Empty, "empty SMILES"});
-  if (Status pre = preCheck(smiles, options); !pre.isOk()) return failed(pre);
-  const std::string text(smiles);
-  return guarded([&] { return smilesToMolFast(text); }, options, "SMILES");
+  const CxSmiles cx = splitCxSmiles(smiles);
+  if (!cx.status.isOk()) return failed(cx.status);
+  if (Status pre = preCheck(cx.smiles, options); !pre.isOk()) return failed(pre);
+  const std::string text = std::string(cx.smiles) + (cx.extension.empty() ? "" : " " + std::string(cx.extension));
+  return guarded([&] { return smilesToMolFast(text, !cx.extension.empty()); }, options, "SMILES");
 }
 
 ParsedMolecule parseMolBlock(std::string_view molblock, const ParseOptions& options) {
@@ -189,9 +219,10 @@ ParsedMolecule parseMolBlock(std::string_view molblock, const ParseOptions& opti
   return guarded([&] { return RDKit::MolBlockToMol(text, true, true); }, options, "molblock");
 }
 
-MolPtr parseSmilesUnsanitized(std::string_view smiles) {
-  smiles = trim(smiles);
-  if (smiles.empty() || !preCheck(smiles, {}).isOk()) return nullptr;
+MolPtr parseSmilesUnsanitized(std::string_view text) {
+  const CxSmiles cx = splitCxSmiles(text);  // the drawing needs the graph only: the extension is dropped
+  const std::string_view smiles = cx.smiles;
+  if (smiles.empty() || !cx.status.isOk() || !preCheck(smiles, {}).isOk()) return nullptr;
   detail::installLogCapture();
   try {
     RDKit::SmilesParserParams params;

@@ -32,6 +32,15 @@ struct ParsedMolecule {
   std::vector<int> problem_atoms;
 };
 
+// A SMILES field as vendors write CXSMILES: "SMILES" or "SMILES |extension|" (enhanced stereo,
+// coordinates, atom labels...; RDKit reads the extension, parts it does not know are skipped).
+// Anything else after the SMILES is a syntax error: a field holds one molecule.
+struct CxSmiles {
+  std::string_view smiles, extension;  // extension "" or "|...|"
+  Status status;
+};
+CxSmiles splitCxSmiles(std::string_view text);
+
 // Never throw. Thread-safe: RDKit's messages are captured per thread.
 ParsedMolecule parseSmiles(std::string_view smiles, const ParseOptions& options = {});
 ParsedMolecule parseMolBlock(std::string_view molblock, const ParseOptions& options = {});

@@ -18,13 +18,16 @@ const char* const kIdNames[] = {"id", "name", "title", "compound_id", "mol_id", 
 
 }  // namespace
 
-CsvReader::CsvReader(std::istream& in, const ReaderOptions& options, char delimiter, char fallback)
-    : in_(in), delim_(delimiter), row_(options.first_row - 1) {
+CsvReader::CsvReader(std::istream& in, const ReaderOptions& options, char delimiter, char fallback, bool cxsmiles)
+    : in_(in), delim_(delimiter), cxsmiles_(cxsmiles), row_(options.first_row - 1) {
   detail::skipBom(in_);
   if (!delim_) {
     while ((has_pending_ = detail::readLine(in_, pending_)) && !pending_.empty() && pending_[0] == '#') {
     }
-    delim_ = has_pending_ ? detectDelimiter(pending_, fallback) : fallback;
+    if (cxsmiles_)
+      delim_ = !has_pending_ || pending_.find('\t') != std::string::npos ? '\t' : ' ';
+    else
+      delim_ = has_pending_ ? detectDelimiter(pending_, fallback) : fallback;
   }
   if (options.csv_header) {
     bool unterminated = false;
@@ -111,7 +114,27 @@ bool CsvReader::readRow(std::vector<std::string>& fields, bool* unterminated) {
     field.push_back('\n');
   }
   fields.push_back(std::move(field));
+  if (cxsmiles_ && delim_ == ' ') joinCxExtensions(fields);
   return true;
+}
+
+// Space-separated CXSMILES: "SMILES |ext| name" splits into three fields; the extension (which may
+// itself hold spaces, e.g. in atom labels) goes back onto the SMILES before it, and runs of spaces
+// separate like one.
+void CsvReader::joinCxExtensions(std::vector<std::string>& fields) const {
+  std::vector<std::string> out;
+  bool open = false;  // inside an extension that has not closed yet
+  for (auto& f : fields) {
+    if (f.empty() && !open) continue;
+    if (!out.empty() && (open || (f.size() > 0 && f.front() == '|'))) {
+      out.back() += ' ' + f;
+      const size_t bars = static_cast<size_t>(std::count(out.back().begin(), out.back().end(), '|'));
+      open = bars % 2 == 1;
+    } else {
+      out.push_back(std::move(f));
+    }
+  }
+  fields = std::move(out);
 }
 
 std::vector<int> CsvReader::otherColumns() const {

@@ -13,7 +13,9 @@ namespace gs::data {
 class CsvReader final : public RecordReader {
  public:
   // `delimiter` '\0': detected from the first line (detectDelimiter), `fallback` when unclear.
-  CsvReader(std::istream& in, const ReaderOptions& options, char delimiter, char fallback = ',');
+  // `cxsmiles`: a vendor's CXSMILES table: tab-separated, or space-separated when the first line
+  // has no tab, and a "|...|" field after the SMILES is its CXSMILES extension (joined back to it).
+  CsvReader(std::istream& in, const ReaderOptions& options, char delimiter, char fallback = ',', bool cxsmiles = false);
   bool next(RawRecord& out) override;
   std::vector<std::string> columns() const override { return header_; }
   std::vector<int> otherColumns() const override;
@@ -25,9 +27,11 @@ class CsvReader final : public RecordReader {
   // Reads one logical row; false at EOF. Sets *unterminated when EOF hit inside quotes.
   bool readRow(std::vector<std::string>& fields, bool* unterminated);
   int resolveColumn(const std::string& spec, const char* const* auto_names, int fallback);
+  void joinCxExtensions(std::vector<std::string>& fields) const;
 
   std::istream& in_;
   char delim_;
+  bool cxsmiles_ = false;
   std::string pending_;  // the first line, read to detect the delimiter
   bool has_pending_ = false;
   std::vector<std::string> header_;

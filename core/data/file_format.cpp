@@ -21,7 +21,7 @@ std::unique_ptr<RecordReader> tsvReader(std::istream& in, const ReaderOptions& o
   return std::make_unique<CsvReader>(in, o, o.csv_delimiter, '\t');
 }
 std::unique_ptr<RecordReader> cxsmilesReader(std::istream& in, const ReaderOptions& o) {
-  return std::make_unique<CsvReader>(in, o, o.csv_delimiter ? o.csv_delimiter : '\t', '\t');
+  return std::make_unique<CsvReader>(in, o, o.csv_delimiter, '\t', /*cxsmiles=*/true);
 }
 std::unique_ptr<RecordReader> sdfReader(std::istream& in, const ReaderOptions& o) {
   return std::make_unique<SdfReader>(in, o);
@@ -60,7 +60,7 @@ const std::vector<FileFormatInfo> kFormats = {
      sdfReader},
     {FileFormat::Cxsmiles,
      "cxsmiles",
-     "Enamine REAL table: tab separated, header row, CXSMILES kept",
+     "vendor CXSMILES table (Enamine REAL): header row, tab or space separated, the |...| extension after the SMILES",
      {{"chemical/x-cxsmiles", "ChemAxon extended SMILES table (Enamine REAL)", {"cxsmiles", "cxsmi"}, true}},
      FieldLayout::HeaderRow,
      false,

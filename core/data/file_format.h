@@ -16,8 +16,9 @@ namespace gs::data {
 class RecordReader;
 struct ReaderOptions;
 
-// Cxsmiles: Enamine REAL's tab-separated files with a header; the SMILES field keeps its CXSMILES
-// extensions ("CCO |...|"), which RDKit parses.
+// Cxsmiles: vendor CXSMILES tables (Enamine REAL) with a header row, tab separated (space separated
+// when the first line has no tab); the SMILES field keeps its extension ("CCO |&1:1|"), which RDKit parses.
+
 enum class FileFormat { Smi, Csv, Tsv, Sdf, Cxsmiles };
 
 // How a record's named fields are found.

@@ -21,7 +21,7 @@ struct ReaderOptions {
   std::string id_column;
   bool csv_header = true;  // false: no header row, columns by index only
   // '\0': detected from the first line (the most frequent of ',', ';' and tab outside quotes;
-  // a tie or none: ',' for .csv, tab for .tsv); CXSMILES files are always tab-separated.
+  // a tie or none: ',' for .csv, tab for .tsv); CXSMILES files: tab, or space without a tab.
   char csv_delimiter = '\0';
   std::string sdf_id_property;  // SDF: take the ID from this data item instead of the title
   // SDF: the data items that are columns, in this order, from the first record on (a header can

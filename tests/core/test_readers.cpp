@@ -1,11 +1,14 @@
 // Streaming readers: CSV quoting, CRLF, missing/extra columns, SDF with a broken record.
+#include <GraphMol/ROMol.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "chem/featurize.h"
+#include "chem/molecule.h"
 #include "data/csv_reader.h"
+#include "data/file_format.h"
 #include "data/record_reader.h"
 #include "data/sdf_reader.h"
 
@@ -187,6 +190,60 @@ TEST(SdfReader, RdkitShippedFileReadsCompletely) {
   }
   EXPECT_EQ(total, 200);
   EXPECT_GE(ok, 195);
+}
+
+// A vendor CXSMILES table as Enamine ships them: a header row, the CXSMILES extension after a space
+// inside the SMILES field (enhanced stereo, coordinates, atom labels), tab separated, and the same
+// rows space separated. Every row reads as its molecule with the extension applied.
+const char* const kCxRows[][3] = {
+    {"C[C@H](O)CC |&1:1|", "m1", "C[C@H](O)CC"},
+    {"C[C@@H](N)C(=O)O |o1:1|", "m2", "C[C@@H](N)C(=O)O"},
+    {"CCO |(0.0,0.0,0.0;1.5,0.0,0.0;2.0,1.2,0.0)|", "m3", "CCO"},
+    {"Cc1ccccc1 |$Me;;;;;;$|", "m4", "Cc1ccccc1"},
+    {"C[C@H](Cl)[C@@H](C)Br |&1:1,3|", "m5", "C[C@H](Cl)[C@@H](C)Br"},
+    {"CCN", "m6", "CCN"},
+};
+
+void checkCxTable(const std::string& text, const std::string& what, bool trailing_row) {
+  std::stringstream in(text);
+  auto reader = data::makeReader(data::FileFormat::Cxsmiles, in);
+  EXPECT_EQ(reader->columns(), (std::vector<std::string>{"smiles", "idnumber", "Type"})) << what;
+  const auto records = readAll(*reader);
+  ASSERT_EQ(records.size(), trailing_row ? 8u : 7u) << what;
+  for (size_t i = 0; i < 6; ++i) {
+    const auto& r = records[i];
+    EXPECT_EQ(r.id, kCxRows[i][1]) << what;
+    EXPECT_EQ(r.text, kCxRows[i][0]) << what;
+    EXPECT_EQ(r.fields.back(), "REAL") << what;
+    const auto parsed = chem::parseSmiles(r.text);
+    ASSERT_TRUE(parsed.status.isOk()) << what << " " << r.id << ": " << parsed.status.toString();
+    EXPECT_EQ(chem::canonicalSmiles(parsed.mol.get()),
+              chem::canonicalSmiles(chem::parseSmiles(kCxRows[i][2]).mol.get()))
+        << what << " " << r.id;
+  }
+  // The extension is applied, not just cut off: enhanced stereo groups and coordinates arrive.
+  EXPECT_EQ(chem::parseSmiles(records[0].text).mol->getStereoGroups().size(), 1u) << what;
+  EXPECT_EQ(chem::parseSmiles(records[4].text).mol->getStereoGroups().size(), 1u) << what;
+  EXPECT_EQ(chem::parseSmiles(records[2].text).mol->getNumConformers(), 1u) << what;
+  // A broken SMILES with an extension and text after the extension are errors of their own rows.
+  EXPECT_EQ(chem::parseSmiles(records[6].text).status.code(), StatusCode::SyntaxError) << what;
+  if (!trailing_row) return;
+  const auto trailing = chem::parseSmiles(records[7].text);
+  EXPECT_EQ(trailing.status.code(), StatusCode::SyntaxError) << what;
+  EXPECT_NE(trailing.status.message().find("after the CXSMILES extension"), std::string::npos)
+      << trailing.status.message();
+}
+
+TEST(CxsmilesReader, EnamineStyleTablesTabOrSpaceSeparated) {
+  std::string tabs = "smiles\tidnumber\tType\n", spaces = "smiles idnumber Type\n";
+  for (const auto& row : kCxRows) {
+    tabs += std::string(row[0]) + "\t" + row[1] + "\tREAL\n";
+    spaces += std::string(row[0]) + " " + row[1] + "  REAL\n";  // runs of spaces separate like one
+  }
+  tabs += "C1CC |&1:1|\tbad\tREAL\nCCO |&1:1| junk\tworse\tREAL\n";
+  spaces += "C1CC |&1:1| bad REAL\n";
+  checkCxTable(tabs, "tab separated", true);
+  checkCxTable(spaces, "space separated", false);  // there, text after an extension is the next field
 }
 
 }  // namespace
