@@ -30,48 +30,43 @@ inline const fs::path& tempDir() {
   return dir;
 }
 
-// A small random-weight model with one named output, saved like a trained one.
+// A small random-weight model (2 layers x 16) with these named outputs, saved like a trained one.
+inline std::string savedModel(const std::string& file, const bundle::ModelMetadata& md, uint64_t seed) {
+  bundle::GraphormerConfig c;
+  c.num_hidden_layers = 2;
+  c.embedding_dim = 16;
+  c.ffn_embedding_dim = 16;
+  c.num_attention_heads = 2;
+  c.num_classes = static_cast<int>(md.target_names.size());
+  model::Graphormer m(c);
+  m->initializeWeights(seed);
+  const auto p = (tempDir() / file).string();
+  EXPECT_TRUE(model::saveModel(p, *m, md).isOk());
+  return p;
+}
+
+// One output, the HOMO-LUMO gap.
 inline QString tinyModel() {
   static const std::string path = [] {
-    bundle::GraphormerConfig c;
-    c.num_hidden_layers = 2;
-    c.embedding_dim = 16;
-    c.ffn_embedding_dim = 16;
-    c.num_attention_heads = 2;
-    c.num_classes = 1;
-    model::Graphormer m(c);
-    m->initializeWeights(1);
     bundle::ModelMetadata md;
     md.target_names = {"gap_ev"};
     md.target_units = {"eV"};
     md.target_mean = {4.0};
     md.target_std = {1.0};
-    const auto p = (tempDir() / "tiny.safetensors").string();
-    EXPECT_TRUE(model::saveModel(p, *m, md).isOk());
-    return p;
+    return savedModel("tiny.safetensors", md, 1);
   }();
   return QString::fromStdString(path);
 }
 
-// A small random-weight model with three named outputs on different scales and units.
+// Three outputs on different scales and units.
 inline QString threeOutputModel() {
   static const std::string path = [] {
-    bundle::GraphormerConfig c;
-    c.num_hidden_layers = 2;
-    c.embedding_dim = 16;
-    c.ffn_embedding_dim = 16;
-    c.num_attention_heads = 2;
-    c.num_classes = 3;
-    model::Graphormer m(c);
-    m->initializeWeights(2);
     bundle::ModelMetadata md;
     md.target_names = {"gap_ev", "dipole_debye", "logp_xtb"};
     md.target_units = {"eV", "D", ""};
     md.target_mean = {4.0, 40.0, -20.0};
     md.target_std = {1.0, 5.0, 2.0};
-    const auto p = (tempDir() / "three.safetensors").string();
-    EXPECT_TRUE(model::saveModel(p, *m, md).isOk());
-    return p;
+    return savedModel("three.safetensors", md, 2);
   }();
   return QString::fromStdString(path);
 }
