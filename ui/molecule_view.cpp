@@ -7,6 +7,7 @@
 #include <QSvgRenderer>
 #include <QToolTip>
 
+#include <algorithm>
 #include <cmath>
 
 #include "chem/depict.h"
@@ -14,8 +15,9 @@
 namespace gs::ui {
 namespace {
 
-constexpr int kCaption = 48;  // caption height
-constexpr int kLegend = 34;   // colour scale height (heatmap only)
+constexpr int kCaption = 48;  // caption height at least (more for a long one: several properties)
+constexpr int kCaptionFlags = Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap;
+constexpr int kLegend = 34;  // colour scale height (heatmap only)
 
 }  // namespace
 
@@ -45,7 +47,7 @@ void MoleculeView::setAttributions(const std::vector<double>& values, const QStr
 }
 
 QRect MoleculeView::drawingRect() const {
-  return QRect(0, 0, width(), height() - kCaption - (values_.empty() ? 0 : kLegend));
+  return QRect(0, 0, width(), height() - captionHeight() - (values_.empty() ? 0 : kLegend));
 }
 
 void MoleculeView::resizeEvent(QResizeEvent*) { redraw(); }
@@ -112,8 +114,15 @@ void MoleculeView::paintEvent(QPaintEvent*) {
     painter.drawEllipse(QPointF(x, y), 14, 14);
   }
   painter.setPen(palette().color(QPalette::WindowText));
-  painter.drawText(QRect(8, height() - kCaption + 2, width() - 16, kCaption - 4),
-                   Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, caption_);
+  const int caption = captionHeight();
+  painter.drawText(QRect(8, height() - caption + 2, width() - 16, caption - 4), kCaptionFlags, caption_);
+}
+
+// The caption's height wrapped to the width, between kCaption and half the view.
+int MoleculeView::captionHeight() const {
+  const QRect needed =
+      fontMetrics().boundingRect(QRect(0, 0, std::max(1, width() - 16), 10000), kCaptionFlags, caption_);
+  return std::clamp(needed.height() + 8, kCaption, std::max(kCaption, height() / 2));
 }
 
 int MoleculeView::atomAt(const QPointF& p) const {

@@ -39,6 +39,7 @@ class MoleculeView final : public QWidget {
   void atomClicked(int atom);  // 0-based, on the heatmap
 
  private:
+  int captionHeight() const;
   void redraw();
   QRect drawingRect() const;
   int atomAt(const QPointF& p) const;  // nearest heatmap atom within 18 px, else -1

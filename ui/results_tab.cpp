@@ -83,7 +83,7 @@ ResultsTab::ResultsTab(std::shared_ptr<SaveGuard> guard, QWidget* parent) : QSpl
   addWidget(side);
   setStretchFactor(0, 4);
   setStretchFactor(1, 1);
-  setSizes({1000, 300});
+  setSizes({900, 440});  // the side panel wide enough for its explain controls and a drawing
 }
 
 void ResultsTab::setOutputs(const QStringList& names, const QStringList& units) {
@@ -185,11 +185,13 @@ void ResultsTab::showSelected() {
   molecule_->setName(QString::fromStdString(r.id));
   QString caption = QStringLiteral("%1  ").arg(QString::fromStdString(r.id));
   if (results_->isDone(row) && r.status.isOk()) {
+    QStringList values;  // every property, name (unit) = value
     for (int j = 0; j < results_->numOutputs() && j < static_cast<int>(r.values.size()); ++j)
-      caption +=
-          QStringLiteral("%1 = %2  ")
-              .arg(results_->headerData(ResultsModel::FixedColumnCount + j, Qt::Horizontal, Qt::DisplayRole).toString())
-              .arg(r.values[static_cast<size_t>(j)], 0, 'f', 3);
+      values << QStringLiteral("%1 = %2")
+                    .arg(results_->headerData(ResultsModel::FixedColumnCount + j, Qt::Horizontal, Qt::DisplayRole)
+                             .toString())
+                    .arg(r.values[static_cast<size_t>(j)], 0, 'f', 3);
+    caption += values.join(QStringLiteral(" · "));
   } else if (results_->isDone(row)) {
     caption += QString::fromStdString(r.status.message());
   }
@@ -301,11 +303,13 @@ QHBoxLayout* ResultsTab::buildFilterRow() {
   value_output_ = new QComboBox;
   value_output_->setObjectName(QStringLiteral("valueOutput"));
   value_output_->setToolTip(tr("The predicted property whose range the two boxes set"));
+  value_output_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  value_output_->setMinimumContentsLength(10);
   connect(value_output_, &QComboBox::currentIndexChanged, this, [this] { applyRange(); });
   auto* row = new QHBoxLayout;
   row->addWidget(filter_, 3);
   row->addWidget(status, 1);
-  row->addWidget(value_output_, 1);
+  row->addWidget(value_output_);
   row->addWidget(new QLabel(tr("from")));
   row->addWidget(low_, 1);
   row->addWidget(new QLabel(tr("to")));
