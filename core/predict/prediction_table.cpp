@@ -118,7 +118,14 @@ Status writeRunRecord(const std::string& csv_path, const RunRecord& m, int64_t r
       .field("heads", m.heads)
       .field("outputs", m.outputs)
       .field("adapter", m.adapter_path)
-      .field("adapter_sha256", m.adapter_sha256)
+      .field("adapter_sha256", m.adapter_sha256);
+  w.key("properties").beginArray();  // each output's column name and unit
+  for (size_t j = 0; j < m.output_names.size(); ++j)
+    w.beginObject()
+        .field("name", m.output_names[j])
+        .field("unit", j < m.output_units.size() ? m.output_units[j] : std::string())
+        .endObject();
+  w.endArray()
       .endObject()
       .field("precision", m.precision)
       .field("batch_size", m.batch_size)

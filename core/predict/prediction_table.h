@@ -42,6 +42,7 @@ struct RunRecord {
   std::string input;
   std::string model_path, model_format, model_sha256, adapter_path, adapter_sha256;
   int layers = 0, embedding_dim = 0, heads = 0, outputs = 0;
+  std::vector<std::string> output_names, output_units;  // per output ("" where the model gives no unit)
   std::string precision, device, convention;
   int batch_size = 0, threads = 0, spatial_pos_max = 0, multi_hop_max_dist = 0;
   bool bucketing = true;

@@ -97,6 +97,10 @@ RunRecord Predictor::runRecord() const {
   info.embedding_dim = m.config.embedding_dim;
   info.heads = m.config.num_attention_heads;
   info.outputs = m.config.num_classes;
+  for (int j = 0; j < m.config.num_classes; ++j) {
+    info.output_names.push_back(m.metadata.outputName(j));
+    info.output_units.push_back(j < static_cast<int>(m.metadata.target_units.size()) ? m.metadata.target_units[j] : "");
+  }
   info.precision = tensor::precisionName(so.precision);
   info.batch_size = so.plan.max_batch_size;
   info.bucketing = so.plan.bucketing;

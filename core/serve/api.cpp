@@ -130,6 +130,8 @@ void writeModel(JsonWriter& w, const ModelInfo& model) {
   w.field("device", model.device);
   w.key("outputs").beginArray();
   for (const std::string& o : model.outputs) w.value(o);
+  w.endArray().key("units").beginArray();  // one per output, "" where the model gives none
+  for (size_t j = 0; j < model.outputs.size(); ++j) w.value(j < model.units.size() ? model.units[j] : std::string());
   w.endArray().endObject();
 }
 

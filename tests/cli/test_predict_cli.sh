@@ -31,6 +31,8 @@ assert rec["convention"] == "official" and rec["spatial_pos_max"] == 1024
 assert rec["rows"] == 11 and sum(rec["counts"].values()) == 11 and rec["counts"]["ok"] == 3
 assert rec["libraries"]["libtorch"] and rec["libraries"]["rdkit"].startswith("20")
 assert rec["trust"]["file"] == "" and "no trust data" in rec["trust"]["note"], rec["trust"]
+props = rec["model"]["properties"]
+assert [p["name"] for p in props] == ["output_0", "output_1"] and all("unit" in p for p in props), props
 PY
 grep -q "note: the model has no trust data" "$tmp/err.txt" || { cat "$tmp/err.txt"; exit 1; }
 [ -z "$(ls "$tmp" | grep tmp- || true)" ] || { echo "temporary files left behind"; exit 1; }

@@ -124,6 +124,8 @@ TEST(ServeApi, ResponsesKeepOrderStatusAndNaNFreeJson) {
   EXPECT_EQ(v1["results"][0]["values"]["gap"], 1.5);
   EXPECT_EQ(v1["results"][1]["status"], "syntax_error");
   EXPECT_EQ(v1["counts"]["ok"], 1);
+  EXPECT_EQ(v1["model"]["outputs"], nlohmann::json::array({"gap"}));
+  EXPECT_EQ(v1["model"]["units"], nlohmann::json::array({"eV"}));  // every property says its unit
   const auto v2 = nlohmann::json::parse(encodeV2Response(info, "r1", rows));
   EXPECT_EQ(v2["outputs"][0]["name"], "status");
   EXPECT_EQ(v2["outputs"][1]["data"][0], 1.5);
