@@ -126,7 +126,7 @@ void CsvReader::joinCxExtensions(std::vector<std::string>& fields) const {
   bool open = false;  // inside an extension that has not closed yet
   for (auto& f : fields) {
     if (f.empty() && !open) continue;
-    if (!out.empty() && (open || (f.size() > 0 && f.front() == '|'))) {
+    if (!out.empty() && (open || (!f.empty() && f.front() == '|'))) {
       out.back() += ' ' + f;
       const size_t bars = static_cast<size_t>(std::count(out.back().begin(), out.back().end(), '|'));
       open = bars % 2 == 1;

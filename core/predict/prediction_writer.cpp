@@ -25,8 +25,8 @@ class SdPredictionWriter final : public PredictionWriter {
   void write(const std::vector<std::string>& fields, const PredictedRow& row) override {
     std::vector<std::pair<std::string, std::string>> items;
     for (size_t c = 0; c < header_.size() && c < fields.size(); ++c) items.emplace_back(header_[c], fields[c]);
-    const std::string& smiles = row.canonical.empty() ? row.input : row.canonical;
-    const std::string block = row.status.isOk() || !row.canonical.empty() ? chem::molBlock2D(smiles, row.id) : "";
+    // A row whose molecule was read has its canonical SMILES; an unreadable one gets no structure.
+    const std::string block = row.canonical.empty() ? "" : chem::molBlock2D(row.canonical, row.id);
     sd_.record(block, row.id, items);
   }
 
