@@ -29,7 +29,7 @@ FlagSet collationFlags() { return {{"--convention", "--spatial-pos-max"}, {"--no
 
 FlagSet splitFlags() {
   return {
-      {"--split", "--seed", "--valid-fraction", "--test-fraction", "--calibration-fraction", "--cluster-similarity"},
+      {"--split", "--split-file", "--seed", "--valid-fraction", "--test-fraction", "--calibration-fraction", "--cluster-similarity"},
       {}};
 }
 
@@ -111,6 +111,7 @@ bool readSplitFlags(const CliArgs& args, data::SplitOptions* split, std::string*
       !args.getDouble("--cluster-similarity", 0.05, 1.0, &split->cluster_similarity, error))
     return false;
   split->seed = static_cast<uint64_t>(seed);
+  split->file = args.get("--split-file");
   return true;
 }
 

@@ -49,6 +49,7 @@ std::string splitJson(const SplitOptions& o) {
 const char* splitKindName(SplitKind kind) { return nameIn(kSplitKinds, kind); }
 Result<SplitKind> parseSplitKind(const std::string& name) { return parseIn(kSplitKinds, name, "split"); }
 const char* subsetName(Subset subset) { return nameIn(kSubsets, subset); }
+Result<Subset> parseSubset(const std::string& name) { return parseIn(kSubsets, name, "subset"); }
 
 Result<std::vector<Subset>> splitDataset(size_t n, const SplitOptions& o, const std::vector<std::string>& keys) {
   if (!(o.valid_fraction >= 0 && o.test_fraction >= 0 && o.calib_fraction >= 0 &&

@@ -32,12 +32,17 @@ struct SplitOptions {
   double calib_fraction = 0.1;
   double cluster_similarity = 0.65;
   uint64_t seed = 0;
+  // A split file written by an earlier run (`train` writes split.csv: row,id,subset): every usable
+  // row takes the subset the file gives it, checked by row number and id; the options above then
+  // only describe it. "" = compute the split.
+  std::string file;
 };
 // The options as one JSON object (stored with trust data, printed by evaluate).
 std::string splitJson(const SplitOptions& options);
 
 enum class Subset : uint8_t { Train = 0, Valid = 1, Test = 2, Calib = 3 };
 const char* subsetName(Subset subset);
+Result<Subset> parseSubset(const std::string& name);
 
 // One subset per molecule. `groups` (one key per molecule: the scaffold, "" = acyclic, or the
 // cluster) is needed by the scaffold and cluster splits and ignored by the random one.

@@ -5,7 +5,11 @@
 #include <cstdlib>
 
 #include "chem/descriptors.h"
+#include <fstream>
+#include <unordered_map>
+
 #include "common/atomic_file.h"
+#include "data/csv_reader.h"
 #include "data/csv_writer.h"
 #include "similarity/butina.h"
 
@@ -84,7 +88,49 @@ Result<LabelledData> readLabelled(const LabelledDataOptions& options) {
   return out;
 }
 
+namespace {
+
+Result<std::vector<data::Subset>> readSplitFile(const LabelledData& data, const std::string& path) {
+  const auto fail = [&path](const std::string& why) {
+    return Status(StatusCode::InvalidArgument, "split file '" + path + "': " + why);
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail("cannot be opened");
+  data::ReaderOptions ro;
+  ro.smiles_column = "subset";
+  ro.id_column = "id";
+  data::CsvReader reader(in, ro, ',');
+  const auto columns = reader.columns();
+  const auto row_col = std::find(columns.begin(), columns.end(), "row") - columns.begin();
+  if (!reader.setupStatus().isOk() || row_col == static_cast<long>(columns.size()))
+    return fail("not a split file (columns row, id, subset)");
+  std::unordered_map<int64_t, std::pair<std::string, data::Subset>> subsets;
+  data::RawRecord r;
+  while (reader.next(r)) {
+    char* end = nullptr;
+    const bool whole = r.status.isOk() && static_cast<size_t>(row_col) < r.fields.size();
+    const long long row = whole ? std::strtoll(r.fields[row_col].c_str(), &end, 10) : 0;
+    auto subset = data::parseSubset(r.text);
+    if (row <= 0 || *end != '\0' || !subset.isOk())
+      return fail("line " + std::to_string(r.row + 1) + " is not 'row,id,subset'");
+    subsets[row] = {r.id, subset.value()};
+  }
+  std::vector<data::Subset> split;
+  for (const auto& m : data.rows) {
+    auto it = subsets.find(m.row);
+    if (it == subsets.end()) return fail("has no subset for input row " + std::to_string(m.row));
+    if (it->second.first != m.id)
+      return fail("row " + std::to_string(m.row) + " is '" + it->second.first + "' there but '" + m.id +
+                  "' in the input: the split belongs to another file");
+    split.push_back(it->second.second);
+  }
+  return split;
+}
+
+}  // namespace
+
 Result<std::vector<data::Subset>> splitLabelled(const LabelledData& data, const data::SplitOptions& options) {
+  if (!options.file.empty()) return readSplitFile(data, options.file);
   if (options.kind == data::SplitKind::Scaffold && data.scaffolds.size() != data.rows.size())
     return Status(StatusCode::Internal, "scaffolds were not computed for the scaffold split");
   if (options.kind != data::SplitKind::Cluster) return data::splitDataset(data.rows.size(), options, data.scaffolds);

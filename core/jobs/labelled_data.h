@@ -37,10 +37,11 @@ struct LabelledData {
 // a target cell that is empty or not a finite number is missing.
 Result<LabelledData> readLabelled(const LabelledDataOptions& options);
 
-// splitDataset over the usable rows (scaffolds computed when the split needs them).
+// splitDataset over the usable rows (scaffolds computed when the split needs them), or the subsets
+// of options.file: every usable row must be in it with the same id, or the split is refused.
 Result<std::vector<data::Subset>> splitLabelled(const LabelledData& data, const data::SplitOptions& options);
 
-// Writes "row,subset" (1-based input row numbers) so that a split can be audited and reused.
+// Writes "row,id,subset" (1-based input row numbers) so that a split can be audited and reused.
 Status writeSplitFile(const std::string& path, const LabelledData& data, const std::vector<data::Subset>& split);
 
 }  // namespace gs::jobs

@@ -67,7 +67,29 @@ TEST(LabelledData, ScaffoldSplitOfTheGapDataKeepsEveryScaffoldInOneSubset) {
   size_t lines = 0;
   while (std::getline(in, line)) ++lines;
   EXPECT_EQ(lines, d->rows.size() + 1);
+  // ... and reading it back gives the same subsets, whatever the split options then say.
+  data::SplitOptions from_file;
+  from_file.file = path.string();
+  auto again = jobs::splitLabelled(d.value(), from_file);
+  ASSERT_TRUE(again.isOk()) << again.status().toString();
+  EXPECT_EQ(again.value(), split.value());
+  // A split of other molecules (ids differ) or of fewer rows is refused by name.
+  auto& rows = d.value().rows;  // edited in place and restored (rows cannot be copied)
+  const auto id7 = rows[7].id;
+  const int64_t row7 = rows[7].row;
+  rows[7].id = "not-in-the-file";
+  auto refused = jobs::splitLabelled(d.value(), from_file);
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_NE(refused.status().message().find("another file"), std::string::npos) << refused.status().message();
+  rows[7].id = id7;
+  rows[7].row = rows.back().row + 100;
+  refused = jobs::splitLabelled(d.value(), from_file);
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_NE(refused.status().message().find("no subset for input row"), std::string::npos);
+  rows[7].row = row7;
   std::filesystem::remove(path);
+  from_file.file = path.string();
+  EXPECT_NE(jobs::splitLabelled(d.value(), from_file).status().message().find("cannot be opened"), std::string::npos);
 }
 
 TEST(Evaluate, BaselinesOnTheGapDataBeatTheMeanPredictor) {
