@@ -59,7 +59,7 @@ Result<std::unique_ptr<predict::Predictor>> openModel(const EvaluateJobOptions& 
 }
 
 struct Subsets {
-  std::vector<size_t> train, valid, calib, test, all;
+  std::vector<size_t> train, valid, calib, test;
 };
 
 Subsets subsetsOf(const std::vector<data::Subset>& split) {
@@ -71,7 +71,6 @@ Subsets subsetsOf(const std::vector<data::Subset>& split) {
      : s == data::Subset::Calib ? sets.calib
                                 : sets.train)
         .push_back(i);
-    sets.all.push_back(i);
   }
   return sets;
 }
@@ -98,7 +97,8 @@ void scoreTrust(const predict::Predictor& p, const LabelledData& d, const Subset
   report.trust = trustMetrics(trust, rows, labels, report.targets);
 }
 
-// Mean, ridge and k-NN predictions for every row (fitted on the training rows only).
+// Mean and ridge predictions for every row, k-NN for the validation and test rows (all fitted on
+// the training rows only).
 Result<std::vector<Predictions>> baselines(const LabelledData& d, const Subsets& sets,
                                            const EvaluateJobOptions& options, EvaluateReport& report) {
   const size_t k = report.targets.size(), n = d.rows.size();
@@ -112,7 +112,10 @@ Result<std::vector<Predictions>> baselines(const LabelledData& d, const Subsets&
     for (size_t i : rows) out.push_back(d.targets[i][j]);
     return out;
   };
-  const auto train_fp = fps(sets.train), valid_fp = fps(sets.valid), all_fp = fps(sets.all);
+  // Scored rows: validation and test (the neighbour search over every row was most of the time).
+  std::vector<size_t> scored = sets.valid;
+  scored.insert(scored.end(), sets.test.begin(), sets.test.end());
+  const auto train_fp = fps(sets.train), valid_fp = fps(sets.valid), scored_fp = fps(scored);
   std::vector<Predictions> preds(3, Predictions(n, std::vector<double>(k, std::nan(""))));
   for (size_t j = 0; j < k; ++j) {
     const auto ty = column(sets.train, j);
@@ -123,8 +126,8 @@ Result<std::vector<Predictions>> baselines(const LabelledData& d, const Subsets&
     if (!ridge.isOk()) return ridge.status();
     report.ridge_lambda.push_back(ridge->lambda());
     for (size_t i = 0; i < n; ++i) preds[1][i][j] = ridge->predict(d.fingerprints[i]);
-    const auto knn = similarity::knnPredict(train_fp, ty, all_fp, options.knn_k);
-    for (size_t i = 0; i < n; ++i) preds[2][i][j] = knn[i];
+    const auto knn = similarity::knnPredict(train_fp, ty, scored_fp, options.knn_k);
+    for (size_t q = 0; q < scored.size(); ++q) preds[2][scored[q]][j] = knn[q];
   }
   return preds;
 }
@@ -192,7 +195,7 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
   if (!data.isOk()) return data.status();
   auto split = splitLabelled(data.value(), options.split);
   if (!split.isOk()) return split.status();
-  const auto& d = data.value();
+  auto& d = data.value();
   report.rows = d.rows_read;
   report.skipped = d.skipped;
   const Subsets sets = subsetsOf(split.value());
@@ -209,9 +212,12 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
   if (predictor.value()) {
     names.push_back("model");
     preds->emplace_back(n, std::vector<double>(k, std::nan("")));
+    // The model is scored on validation and test molecules only: the training molecules' graphs
+    // are dropped (the baselines are fitted), so the ensemble predicts a fifth of the rows.
+    for (size_t i : sets.train) d.rows[i].features.reset();
     const auto out = predictor.value()->predict(d.rows);
     for (size_t i = 0; i < n; ++i)
-      if (out[i].status.isOk())
+      if (out[i].status.isOk() && out[i].values.size() == k)
         for (size_t j = 0; j < k; ++j) preds->back()[i][j] = out[i].values[j];
     scoreTrust(*predictor.value(), d, sets, out, options.split, report);
     report.test_points = testPoints(d, sets.test, preds->back());

@@ -289,11 +289,20 @@ TEST(Predictor, RunRecordDescribesTheModelAndSettings) {
   EXPECT_EQ(r.batch_size, 12);
   EXPECT_EQ(r.precision, "fp32");
   EXPECT_EQ(r.model_sha256.size(), 64u);
-  EXPECT_EQ(r.outputs, 1);
+  // The default model predicts several properties, each with its unit; gap_ev first.
+  const std::vector<std::string> properties{"gap_ev",        "homo_ev",          "lumo_ev",
+                                            "dipole_debye",  "polarizability_bohr3", "dg_water_kcal",
+                                            "dg_octanol_kcal", "logp_xtb"};
+  EXPECT_EQ(r.output_names, properties);
+  EXPECT_EQ(r.outputs, static_cast<int>(properties.size()));
+  ASSERT_EQ(r.output_units.size(), properties.size());
+  EXPECT_EQ(r.output_units[0], "eV");
+  EXPECT_EQ(r.output_units[3], "D");
   EXPECT_EQ(p.value()->header().front(), "row");
-  const std::vector<std::string> header{
-      "row",          "id",           "smiles", "canonical_smiles", "status",        "gap_ev", "gap_ev_lower",
-      "gap_ev_upper", "gap_ev_sigma", "domain", "domain_reasons",   "nn_similarity", "message"};
+  std::vector<std::string> header{"row", "id", "smiles", "canonical_smiles", "status"};
+  for (const auto& name : properties)
+    for (const char* suffix : {"", "_lower", "_upper", "_sigma"}) header.push_back(name + suffix);
+  for (const char* column : {"domain", "domain_reasons", "nn_similarity", "message"}) header.push_back(column);
   EXPECT_EQ(p.value()->header(), header);
   EXPECT_EQ(r.confidence, 0.9);
   EXPECT_FALSE(r.strip_salts);
