@@ -292,7 +292,7 @@ int benchCommand(int argc, char** argv) {
   std::cout << "model " << summary->model_path << "; " << summary->molecules << " molecules of " << summary->rows
             << " rows; workload " << gs::engine::workloadName(o.compare.workload) << "; median of " << o.compare.repeats
             << " after " << o.compare.warmup << " warm-up\n"
-            << gs::jobs::formatComparison(summary->results);
+            << gs::jobs::formatComparison(summary->results, summary->outputs);
   return 0;
 }
 

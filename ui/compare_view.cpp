@@ -107,7 +107,7 @@ QWidget* CompareView::buildCharts() {
   traces_->legend->setWrap(2);  // two modes a row: the modes are named in words and run long
   table_ = new QTableWidget;
   table_->setColumnCount(8);
-  setOutputUnit({});
+  setOutputs({}, {});
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -175,8 +175,12 @@ void CompareView::finished(const QString& message) {
   status_->setText(message);
 }
 
-void CompareView::setOutputUnit(const QString& unit) {
-  const QString u = unit.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(unit);
+void CompareView::setOutputs(const QStringList& names, const QStringList& units) {
+  output_names_ = names;
+  output_units_ = units;
+  const QString unit = units.value(0);
+  QString u = unit.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(unit);
+  if (names.size() > 1) u = QStringLiteral(", %1").arg(names.first()) + u;
   table_->setHorizontalHeaderLabels({tr("Mode"), tr("ms / molecule"), tr("molecules / s"), tr("Peak tensor MiB"),
                                      tr("Peak RSS MiB"), tr("max |Δ| vs FP32") + u, tr("mean |Δ| vs FP32") + u,
                                      tr("Note")});
@@ -188,8 +192,9 @@ void CompareView::setOutputUnit(const QString& unit) {
       tr("Molecules per second (higher is faster)"),
       tr("Largest memory the model's numbers took at once (the part precision and checkpointing change)"),
       tr("Largest memory of the whole app while this mode ran (includes the libraries and the molecules)"),
-      tr("Largest difference of a prediction from FP32's on the same molecules"),
-      tr("Average difference of the predictions from FP32's"),
+      tr("Largest difference of a prediction from FP32's on the same molecules (the first output; each cell's "
+         "tooltip lists every output in its unit)"),
+      tr("Average difference of the predictions from FP32's (the first output; each cell's tooltip lists every output)"),
       tr("Why a mode could not run, or what to keep in mind")};
   for (int c = 0; c < table_->columnCount(); ++c) table_->horizontalHeaderItem(c)->setToolTip(tips[c]);
 }
@@ -244,6 +249,16 @@ void CompareView::drawBars() {
   bars_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+QString CompareView::outputDeltas(const std::vector<double>& deltas) const {
+  QStringList lines;
+  for (size_t j = 0; j < deltas.size(); ++j) {
+    const int k = static_cast<int>(j);
+    const QString name = output_names_.value(k, QStringLiteral("output %1").arg(k));
+    lines << QStringLiteral("%1: %2 %3").arg(name, QString::number(deltas[j], 'g', 3), output_units_.value(k));
+  }
+  return lines.join(QLatin1Char('\n')).trimmed();
+}
+
 void CompareView::fillTable() {
   table_->setRowCount(static_cast<int>(results_.size()));
   for (size_t i = 0; i < results_.size(); ++i) {
@@ -266,8 +281,10 @@ void CompareView::fillTable() {
     set(2, QString::number(r.molecules_per_s, 'f', 1));
     set(3, QString::number(r.peak_tensor_bytes / kMiB, 'f', 1));
     set(4, QString::number(r.peak_rss_bytes / kMiB, 'f', 1));
-    set(5, QString::number(r.max_abs_delta, 'g', 3));
-    set(6, QString::number(r.mean_abs_delta, 'g', 3));
+    set(5, QString::number(r.output_max_abs_delta.empty() ? 0.0 : r.output_max_abs_delta[0], 'g', 3));
+    set(6, QString::number(r.output_mean_abs_delta.empty() ? 0.0 : r.output_mean_abs_delta[0], 'g', 3));
+    table_->item(row, 5)->setToolTip(outputDeltas(r.output_max_abs_delta));
+    table_->item(row, 6)->setToolTip(outputDeltas(r.output_mean_abs_delta));
     const bool inference_ckpt = r.workload == engine::Workload::Inference && r.mode.checkpoint_ratio > 0;
     set(7, inference_ckpt ? tr("checkpointing has no effect without gradients") : QString());
   }

@@ -32,8 +32,9 @@ class CompareView final : public QWidget {
   bool exportCsv(const QString& path, QString* error = nullptr) const;
   bool savePng(const QString& path, QString* error = nullptr) const;
   void setSaveGuard(std::shared_ptr<const SaveGuard> guard) { guard_ = std::move(guard); }
-  // The model's first output unit: the accuracy columns (|Δ| vs FP32) are in it.
-  void setOutputUnit(const QString& unit);
+  // The model's outputs and units: the accuracy columns (|Δ| vs FP32) give the first output in
+  // its unit, and each cell's tooltip every output in its own.
+  void setOutputs(const QStringList& names, const QStringList& units);
 
  public Q_SLOTS:
   void started(int modes);
@@ -54,6 +55,7 @@ class CompareView final : public QWidget {
   void drawBars();
   void fillTable();
   void drawTraces();
+  QString outputDeltas(const std::vector<double>& deltas) const;  // "name: value unit" per output
 
   QLineEdit* modes_ = nullptr;
   QComboBox* workload_ = nullptr;
@@ -63,6 +65,7 @@ class CompareView final : public QWidget {
   QCustomPlot *bars_ = nullptr, *traces_ = nullptr;
   QTableWidget* table_ = nullptr;
   std::vector<engine::ModeResult> results_;
+  QStringList output_names_, output_units_;
   std::shared_ptr<const SaveGuard> guard_ = std::make_shared<SaveGuard>();
 };
 

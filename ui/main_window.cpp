@@ -168,7 +168,7 @@ void MainWindow::connectWorker() {
     guard_->setModelFiles(card.files);
     has_model_ = true;
     results_tab_->setOutputs(card.target_names, card.target_units);
-    compare_->setOutputUnit(card.target_units.value(0));
+    compare_->setOutputs(card.target_names, card.target_units);
     results_tab_->setTrust(card.label_range, card.trust_note);
     model_card_->showCard(card);
     settings_->setModelWidth(card.embedding_dim);

@@ -35,19 +35,26 @@ Outputs toOutputs(const std::vector<Prediction>& p) {
 }
 
 void deltas(const Outputs& ref, const Outputs& got, ModeResult& r) {
-  double max = 0, sum = 0;
-  int64_t n = 0;
+  std::vector<double> max, sum;
+  int64_t n = 0;  // molecules compared
   for (size_t i = 0; i < ref.size() && i < got.size(); ++i) {
     if (ref[i].empty() || got[i].size() != ref[i].size()) continue;
+    max.resize(ref[i].size(), 0.0);
+    sum.resize(ref[i].size(), 0.0);
     for (size_t j = 0; j < ref[i].size(); ++j) {
       const double d = std::abs(double(got[i][j]) - double(ref[i][j]));
-      max = std::max(max, d);
-      sum += d;
-      ++n;
+      max[j] = std::max(max[j], d);
+      sum[j] += d;
     }
+    ++n;
   }
-  r.max_abs_delta = max;
-  r.mean_abs_delta = n ? sum / double(n) : 0;
+  r.output_max_abs_delta = max;
+  r.output_mean_abs_delta.clear();
+  for (double s : sum) r.output_mean_abs_delta.push_back(s / double(n));
+  r.max_abs_delta = max.empty() ? 0 : *std::max_element(max.begin(), max.end());
+  double total = 0;
+  for (double s : sum) total += s;
+  r.mean_abs_delta = sum.empty() ? 0 : total / double(n * static_cast<int64_t>(sum.size()));
 }
 
 // Peak tensor memory of a mode and of each of its batches (the trace). The tracker's high-water

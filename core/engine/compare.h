@@ -60,7 +60,9 @@ struct ModeResult {
   int64_t peak_rss_bytes = -1;     // process peak RSS while the mode ran (VmHWM reset per mode)
   int64_t peak_cuda_allocated_bytes = -1, peak_device_used_bytes = -1;
   // Against FP32 inference at the same batch size (so batching itself costs nothing), in output units.
+  // Over every output (mixed units when the model has several), and per output in its own unit.
   double max_abs_delta = 0, mean_abs_delta = 0;
+  std::vector<double> output_max_abs_delta, output_mean_abs_delta;
   std::vector<double> trace_seconds;        // per batch of the last timed pass: when it ended
   std::vector<int64_t> trace_tensor_bytes;  // and its peak tensor memory
 };

@@ -28,6 +28,12 @@ Result<BenchJobSummary> runBench(const BenchJobOptions& options, const engine::C
   auto predictor = predict::Predictor::open(po);
   if (!predictor.isOk()) return predictor.status();
   summary.model_path = model::modelLabel(predictor.value()->model());
+  const auto& md = predictor.value()->model().metadata;
+  for (int j = 0; j < predictor.value()->numOutputs(); ++j) {
+    const std::string unit = j < static_cast<int>(md.target_units.size()) ? md.target_units[j] : "";
+    const std::string name = j < static_cast<int>(md.target_names.size()) ? md.target_names[j] : "output_" + std::to_string(j);
+    summary.outputs.push_back(unit.empty() ? name : name + " (" + unit + ")");
+  }
   auto reader = data::openReader(options.input, options.reader);
   if (!reader.isOk()) return reader.status();
   const auto rows = predict::featurizeUsable(*predictor.value(), *reader.value(), options.max_molecules, &summary.rows);

@@ -24,6 +24,7 @@ struct BenchJobOptions {
 struct BenchJobSummary {
   std::string model_path;
   int64_t rows = 0, molecules = 0;  // rows read, molecules measured
+  std::vector<std::string> outputs;  // the model's outputs with their units ("gap_ev (eV)")
   std::vector<engine::ModeResult> results;
 };
 

@@ -11,7 +11,28 @@ namespace gs::jobs {
 
 using engine::ModeResult;
 
-std::string formatComparison(const std::vector<engine::ModeResult>& results) {
+namespace {
+// Mean |prediction - FP32| of each output in its unit, a line per mode.
+void formatOutputDeltas(const std::vector<engine::ModeResult>& results, const std::vector<std::string>& outputs,
+                        std::ostream& out) {
+  out << "mean |d| per output (in its unit):";
+  for (const auto& name : outputs) out << "  " << name;
+  out << "\n";
+  char cell[64];
+  for (const auto& r : results) {
+    if (!r.status.isOk()) continue;
+    std::snprintf(cell, sizeof cell, "%-22s", r.mode.label().c_str());
+    out << cell;
+    for (double d : r.output_mean_abs_delta) {
+      std::snprintf(cell, sizeof cell, " %10.2e", d);
+      out << cell;
+    }
+    out << "\n";
+  }
+}
+}  // namespace
+
+std::string formatComparison(const std::vector<engine::ModeResult>& results, const std::vector<std::string>& outputs) {
   std::ostringstream out;
   char line[512];
   std::snprintf(line, sizeof line, "%-22s %-9s %10s %9s %12s %12s %11s %11s\n", "mode", "workload", "ms/mol", "mol/s",
@@ -28,6 +49,7 @@ std::string formatComparison(const std::vector<engine::ModeResult>& results) {
     }
     out << line;
   }
+  if (outputs.size() > 1) formatOutputDeltas(results, outputs, out);
   return out.str();
 }
 
@@ -76,8 +98,13 @@ Status writeComparisonJson(const std::string& path, const std::vector<engine::Mo
         .field("peak_cuda_allocated_bytes", r.peak_cuda_allocated_bytes)
         .field("peak_device_used_bytes", r.peak_device_used_bytes)
         .field("max_abs_delta", r.max_abs_delta)
-        .field("mean_abs_delta", r.mean_abs_delta)
-        .endObject();
+        .field("mean_abs_delta", r.mean_abs_delta);
+    for (const auto* per : {&r.output_max_abs_delta, &r.output_mean_abs_delta}) {
+      w.key(per == &r.output_max_abs_delta ? "output_max_abs_delta" : "output_mean_abs_delta").beginArray();
+      for (double d : *per) w.value(d);
+      w.endArray();
+    }
+    w.endObject();
   }
   w.endArray();
   file.stream() << '\n';

@@ -9,7 +9,9 @@
 
 namespace gs::jobs {
 
-std::string formatComparison(const std::vector<engine::ModeResult>& results);  // aligned text table
+// Aligned text table; with several `outputs` (names with units), the mean |d| of each output too.
+std::string formatComparison(const std::vector<engine::ModeResult>& results,
+                             const std::vector<std::string>& outputs = {});
 Status writeComparisonCsv(const std::string& path, const std::vector<engine::ModeResult>& results);
 Status writeComparisonJson(const std::string& path, const std::vector<engine::ModeResult>& results);
 

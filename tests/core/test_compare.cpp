@@ -91,6 +91,37 @@ TEST(Compare, Fp32AgainstItselfHasNoDeltaAndPeaksGrowWithBatchSize) {
   EXPECT_LT(r.value()[4].mean_abs_delta, 0.5);
 }
 
+// A model of three outputs on very different scales: each output's |Δ| is in its own unit, so
+// BF16's rounding shows up a thousand times larger in the output whose standard deviation is.
+TEST(Compare, EveryOutputGetsItsOwnDeltaInItsOwnUnit) {
+  const auto graphs = test::fixtureGraphs(5);
+  model::LoadedModel m;
+  m.config = test::tinyConfig(3, 32, 64, 4, 3);
+  m.model = model::Graphormer(m.config);
+  m.model->initializeWeights(5);
+  m.model->eval();
+  m.metadata.target_names = {"a", "b", "c"};
+  m.metadata.target_mean = {0, 0, 0};
+  m.metadata.target_std = {1, 1000, 0.001};
+  engine::CompareOptions o;
+  o.modes = engine::parseModes("fp32,bf16").value();
+  o.repeats = 1;
+  auto r = engine::runComparison(m, pointers(graphs), o);
+  ASSERT_TRUE(r.isOk()) << r.status().toString();
+  const auto& fp32 = r.value()[0];
+  const auto& bf16 = r.value()[1];
+  ASSERT_EQ(fp32.output_mean_abs_delta, std::vector<double>(3, 0.0));
+  ASSERT_EQ(bf16.output_mean_abs_delta.size(), 3u);
+  ASSERT_EQ(bf16.output_max_abs_delta.size(), 3u);
+  EXPECT_GT(bf16.output_mean_abs_delta[0], 0.0);
+  EXPECT_GT(bf16.output_mean_abs_delta[1], 100 * bf16.output_mean_abs_delta[0]);
+  EXPECT_LT(bf16.output_mean_abs_delta[2], 0.01 * bf16.output_mean_abs_delta[0]);
+  for (int j = 0; j < 3; ++j) EXPECT_LE(bf16.output_mean_abs_delta[j], bf16.output_max_abs_delta[j]);
+  EXPECT_EQ(bf16.max_abs_delta, bf16.output_max_abs_delta[1]);
+  EXPECT_NEAR(bf16.mean_abs_delta,
+              (bf16.output_mean_abs_delta[0] + bf16.output_mean_abs_delta[1] + bf16.output_mean_abs_delta[2]) / 3, 1e-9);
+}
+
 TEST(Compare, CheckpointingSavesMemoryOnlyWhenGradientsAreComputed) {
   const auto graphs = test::fixtureGraphs(5);
   std::vector<const graph::Featurized*> mols;

@@ -383,10 +383,17 @@ TEST(BenchReport, TableCsvAndJsonCarryEveryMode) {
   engine::ModeResult off;
   off.mode = {tensor::Precision::INT8, 0.0, 32};
   off.status = Status(StatusCode::InvalidArgument, "no int8 engine");
+  ok.output_mean_abs_delta = {0.0125, 3.5};
+  ok.output_max_abs_delta = {0.5, 7.0};
   const std::vector<engine::ModeResult> results{ok, off};
-  const std::string text = jobs::formatComparison(results);
+  std::string text = jobs::formatComparison(results);
   EXPECT_NE(text.find(ok.mode.label()), std::string::npos);
   EXPECT_NE(text.find("no int8 engine"), std::string::npos);
+  EXPECT_EQ(text.find("per output"), std::string::npos);  // no names given: one table
+  // With the outputs named, each one's mean |d| in its unit, a line per mode that ran.
+  text = jobs::formatComparison(results, {"gap_ev (eV)", "dipole_debye (D)"});
+  EXPECT_NE(text.find("mean |d| per output (in its unit):  gap_ev (eV)  dipole_debye (D)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.25e-02   3.50e+00"), std::string::npos) << text;
   const auto dir = std::filesystem::temp_directory_path() / ("gs_report_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   ASSERT_TRUE(jobs::writeComparisonJson((dir / "r.json").string(), results).isOk());
@@ -396,7 +403,8 @@ TEST(BenchReport, TableCsvAndJsonCarryEveryMode) {
   js << json.rdbuf();
   cs << csv.rdbuf();
   for (const char* key : {"\"mode\"", "\"precision\"", "\"checkpoint_ratio\"", "\"batch_size\"", "\"ms_per_molecule\"",
-                          "\"peak_tensor_bytes\"", "\"max_abs_delta\"", "\"message\""})
+                          "\"peak_tensor_bytes\"", "\"max_abs_delta\"", "\"message\"",
+                          "\"output_mean_abs_delta\":[0.0125,3.5]", "\"output_max_abs_delta\":[0.5,7]"})
     EXPECT_NE(js.str().find(key), std::string::npos) << key;
   EXPECT_NE(js.str().find("no int8 engine"), std::string::npos);
   int lines = 0;
