@@ -14,14 +14,25 @@ namespace gs::engine {
 
 double meanTarget(const std::vector<float>& y);  // NaN when no target is present
 
+using Fingerprints = std::vector<const similarity::BitFingerprint*>;
+
 class RidgeRegression {
  public:
-  // Fits one model per lambda (sharing X'X) and keeps the one with the lowest MAE on the
-  // validation rows; with no validation rows the first lambda is used.
-  static Result<RidgeRegression> fitSelect(const std::vector<const similarity::BitFingerprint*>& x,
-                                           const std::vector<float>& y,
-                                           const std::vector<const similarity::BitFingerprint*>& valid_x,
-                                           const std::vector<float>& valid_y, const std::vector<double>& lambdas);
+  RidgeRegression() = default;
+  RidgeRegression(std::vector<double> weights, double offset, double lambda)
+      : weights_(std::move(weights)), offset_(offset), lambda_(lambda) {}
+  // Fits one model per lambda (one eigendecomposition of the centred X'X, built from the
+  // fingerprints' on-bits) and keeps the one with the lowest MAE on the validation rows; with no
+  // validation rows the first lambda is used.
+  static Result<RidgeRegression> fitSelect(const Fingerprints& x, const std::vector<float>& y,
+                                           const Fingerprints& valid_x, const std::vector<float>& valid_y,
+                                           const std::vector<double>& lambdas);
+  // The same for several targets (a column each); targets present on the same rows share X'X.
+  static Result<std::vector<RidgeRegression>> fitSelectEach(const Fingerprints& x,
+                                                            const std::vector<std::vector<float>>& ys,
+                                                            const Fingerprints& valid_x,
+                                                            const std::vector<std::vector<float>>& valid_ys,
+                                                            const std::vector<double>& lambdas);
   double predict(const similarity::BitFingerprint& x) const;
   double lambda() const { return lambda_; }
 

@@ -25,7 +25,7 @@ bool operator==(const SessionOptions& a, const SessionOptions& b) {
          a.plan.bucketing == b.plan.bucketing && a.plan.window == b.plan.window &&
          a.plan.max_padded_nodes == b.plan.max_padded_nodes &&
          a.plan.max_attention_cells == b.plan.max_attention_cells && a.memory_budget_bytes == b.memory_budget_bytes &&
-         a.autocast == b.autocast;
+         a.autocast == b.autocast && a.embeddings == b.embeddings;
 }
 
 graph::CollateOptions collateOptionsFor(const bundle::GraphormerConfig& config, const bundle::ModelMetadata& metadata,
@@ -114,7 +114,7 @@ torch::Tensor InferenceSession::Impl::forward(tensor::GraphBatch batch) {
   c10::InferenceMode inference;  // thread-local: set on the thread that runs the model
   const Precision p = options.precision;
   compat::AutocastGuard guard(device.type(), tensor::productType(p), tensor::traits(p).sixteen_bit && options.autocast);
-  auto out = module().forward(device.is_cpu() ? std::move(batch) : batch.to(device));
+  auto out = module().forward(device.is_cpu() ? std::move(batch) : batch.to(device), {}, options.embeddings);
   return out.to(torch::kCPU, torch::kFloat);
 }
 
@@ -127,6 +127,8 @@ void InferenceSession::Impl::scatter(const torch::Tensor& raw, const data::Batch
     p.status = Status::ok();
     p.values.resize(k);
     for (int j = 0; j < k; ++j) p.values[j] = static_cast<float>(shared.metadata.denormalize(j, acc[b][j]));
+    p.embedding.assign(raw.size(1) - k, 0.0f);
+    for (int64_t e = k; e < raw.size(1); ++e) p.embedding[e - k] = acc[b][e];
   }
 }
 

@@ -58,13 +58,16 @@ struct SessionOptions {
   int64_t memory_budget_bytes = 0;
   // BF16/FP16 by autocast over the fp32 weights instead of 16-bit weight copies (see above).
   bool autocast = false;
+  // Each prediction carries the molecule's embedding too (Prediction::embedding).
+  bool embeddings = false;
 };
 bool operator==(const SessionOptions& a, const SessionOptions& b);
 inline bool operator!=(const SessionOptions& a, const SessionOptions& b) { return !(a == b); }
 
 struct Prediction {
   Status status;              // ok, too_many_atoms, out_of_memory, cancelled, internal_error
-  std::vector<float> values;  // one per model output, de-normalised; empty unless ok
+  std::vector<float> values;     // one per model output, de-normalised; empty unless ok
+  std::vector<float> embedding;  // with SessionOptions::embeddings: the graph token the head reads
 };
 
 struct RunCallbacks {

@@ -27,6 +27,8 @@ std::vector<Prediction> predictMirrorAveraged(InferenceSession& session,
       continue;
     }
     for (size_t j = 0; j < out[i].values.size(); ++j) out[i].values[j] = 0.5f * (out[i].values[j] + m.values[j]);
+    for (size_t e = 0; e < out[i].embedding.size() && e < m.embedding.size(); ++e)
+      out[i].embedding[e] = 0.5f * (out[i].embedding[e] + m.embedding[e]);
   }
   return out;
 }

@@ -81,6 +81,7 @@ Result<LabelledData> readLabelled(const LabelledDataOptions& options) {
       out.fingerprints.push_back(
           chem::morganFingerprint(*row.mol, options.fingerprint_radius, options.fingerprint_bits));
     if (!options.featurize.keep_molecule) row.mol.reset();
+    if (options.graph_needed && !options.graph_needed(row.row)) row.features.reset();
     out.rows.push_back(std::move(row));
     out.targets.push_back(std::move(y));
   }
@@ -88,9 +89,8 @@ Result<LabelledData> readLabelled(const LabelledDataOptions& options) {
   return out;
 }
 
-namespace {
 
-Result<std::vector<data::Subset>> readSplitFile(const LabelledData& data, const std::string& path) {
+Result<SplitFileRows> readSplitFile(const std::string& path) {
   const auto fail = [&path](const std::string& why) {
     return Status(StatusCode::InvalidArgument, "split file '" + path + "': " + why);
   };
@@ -104,7 +104,7 @@ Result<std::vector<data::Subset>> readSplitFile(const LabelledData& data, const 
   const auto row_col = std::find(columns.begin(), columns.end(), "row") - columns.begin();
   if (!reader.setupStatus().isOk() || row_col == static_cast<long>(columns.size()))
     return fail("not a split file (columns row, id, subset)");
-  std::unordered_map<int64_t, std::pair<std::string, data::Subset>> subsets;
+  SplitFileRows subsets;
   data::RawRecord r;
   while (reader.next(r)) {
     char* end = nullptr;
@@ -115,13 +115,24 @@ Result<std::vector<data::Subset>> readSplitFile(const LabelledData& data, const 
       return fail("line " + std::to_string(r.row + 1) + " is not 'row,id,subset'");
     subsets[row] = {r.id, subset.value()};
   }
+  return subsets;
+}
+
+namespace {
+
+Result<std::vector<data::Subset>> splitFromFile(const LabelledData& data, const std::string& path) {
+  auto subsets = readSplitFile(path);
+  if (!subsets.isOk()) return subsets.status();
   std::vector<data::Subset> split;
   for (const auto& m : data.rows) {
-    auto it = subsets.find(m.row);
-    if (it == subsets.end()) return fail("has no subset for input row " + std::to_string(m.row));
+    auto it = subsets->find(m.row);
+    const std::string where = "split file '" + path + "' ";
+    if (it == subsets->end())
+      return Status(StatusCode::InvalidArgument, where + "has no subset for input row " + std::to_string(m.row));
     if (it->second.first != m.id)
-      return fail("row " + std::to_string(m.row) + " is '" + it->second.first + "' there but '" + m.id +
-                  "' in the input: the split belongs to another file");
+      return Status(StatusCode::InvalidArgument, where + "has row " + std::to_string(m.row) + " as '" +
+                                                     it->second.first + "' but the input has '" + m.id +
+                                                     "': the split belongs to another file");
     split.push_back(it->second.second);
   }
   return split;
@@ -130,7 +141,7 @@ Result<std::vector<data::Subset>> readSplitFile(const LabelledData& data, const 
 }  // namespace
 
 Result<std::vector<data::Subset>> splitLabelled(const LabelledData& data, const data::SplitOptions& options) {
-  if (!options.file.empty()) return readSplitFile(data, options.file);
+  if (!options.file.empty()) return splitFromFile(data, options.file);
   if (options.kind == data::SplitKind::Scaffold && data.scaffolds.size() != data.rows.size())
     return Status(StatusCode::Internal, "scaffolds were not computed for the scaffold split");
   if (options.kind != data::SplitKind::Cluster) return data::splitDataset(data.rows.size(), options, data.scaffolds);

@@ -2,7 +2,9 @@
 // Reading a molecule file with numeric target columns for training and evaluation, and splitting
 // it: the one path that `train` and `evaluate` share, so that both see the same molecules and,
 // for the same split options, the same split.
+#include <functional>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -20,12 +22,15 @@ struct LabelledDataOptions {
   chem::FeaturizeOptions featurize;
   bool scaffolds = false;     // compute Bemis–Murcko scaffolds (scaffold split)
   bool fingerprints = false;  // compute Morgan fingerprints (baselines)
+  // Set: rows for which it returns false keep their targets, fingerprint and scaffold but not their
+  // graph (features unset), e.g. training rows when only the baselines are fitted on them.
+  std::function<bool(int64_t row)> graph_needed;
   int fingerprint_radius = 2;
   int fingerprint_bits = 2048;
 };
 
 struct LabelledData {
-  std::vector<chem::MoleculeRow> rows;                   // usable molecules (features set), in file order
+  std::vector<chem::MoleculeRow> rows;                   // usable molecules (features set but see graph_needed), in file order
   std::vector<std::vector<float>> targets;               // per row, one per target; NaN = missing
   std::vector<std::string> scaffolds;                    // per row, when requested
   std::vector<similarity::BitFingerprint> fingerprints;  // per row, when requested
@@ -40,6 +45,10 @@ Result<LabelledData> readLabelled(const LabelledDataOptions& options);
 // splitDataset over the usable rows (scaffolds computed when the split needs them), or the subsets
 // of options.file: every usable row must be in it with the same id, or the split is refused.
 Result<std::vector<data::Subset>> splitLabelled(const LabelledData& data, const data::SplitOptions& options);
+
+// A split file's rows: input row number -> (id, subset).
+using SplitFileRows = std::unordered_map<int64_t, std::pair<std::string, data::Subset>>;
+Result<SplitFileRows> readSplitFile(const std::string& path);
 
 // Writes "row,id,subset" (1-based input row numbers) so that a split can be audited and reused.
 Status writeSplitFile(const std::string& path, const LabelledData& data, const std::vector<data::Subset>& split);

@@ -83,7 +83,8 @@ torch::Tensor GraphormerImpl::forwardFromEncoderInput(const torch::Tensor& encod
 }
 
 // `x` by value: a moved-in encoder input is freed as soon as the first layer no longer needs it.
-torch::Tensor GraphormerImpl::run(torch::Tensor x, const torch::Tensor& bias, const LayerRunner& runner) {
+torch::Tensor GraphormerImpl::run(torch::Tensor x, const torch::Tensor& bias, const LayerRunner& runner,
+                                  bool with_embedding) {
   // With bfloat16 weight copies, inference carries the residual stream in bfloat16 too (halving
   // the activations' memory); the sums, layer norms and softmax inside each layer are fp32.
   if (narrowResidual() && x.scalar_type() != residual_dtype_) x = x.to(residual_dtype_);
@@ -91,10 +92,12 @@ torch::Tensor GraphormerImpl::run(torch::Tensor x, const torch::Tensor& bias, co
   // The head is per token and only the graph token (index 0) is read: project that one only.
   auto token = x.select(1, 0);
   if (narrowResidual()) token = token.to(torch::kFloat);  // the head has no 16-bit copies
-  return classifier(encoder->headTransform(token)).to(torch::kFloat);
+  const auto embedding = encoder->headTransform(token);
+  auto out = classifier(embedding).to(torch::kFloat);
+  return with_embedding ? torch::cat({out, embedding.to(torch::kFloat)}, 1) : out;
 }
 
-torch::Tensor GraphormerImpl::forward(tensor::GraphBatch batch, const LayerRunner& runner) {
+torch::Tensor GraphormerImpl::forward(tensor::GraphBatch batch, const LayerRunner& runner, bool with_embedding) {
   auto& graph = *encoder->graph_encoder;
   // For the peak memory of a moved-in batch: the bias first, then the inputs only the bias reads
   // are freed, then the node features (in the residual's dtype), then the rest of the batch.
@@ -106,7 +109,7 @@ torch::Tensor GraphormerImpl::forward(tensor::GraphBatch batch, const LayerRunne
   auto x = graph.normalizeEmbeddings(graph.graph_node_feature(batch),
                                      narrowResidual() ? c10::optional<c10::ScalarType>(residual_dtype_) : c10::nullopt);
   batch = tensor::GraphBatch();
-  return run(std::move(x), bias, runner);
+  return run(std::move(x), bias, runner, with_embedding);
 }
 
 std::shared_ptr<GraphormerImpl> GraphormerImpl::copyAs(torch::ScalarType dtype, const torch::Device& device) const {

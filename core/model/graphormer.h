@@ -75,8 +75,10 @@ class GraphormerImpl : public torch::nn::Module {
   explicit GraphormerImpl(const bundle::GraphormerConfig& config);
 
   // [B, num_classes] float32 raw outputs (before any target de-normalisation). A batch passed by
-  // rvalue is freed once the bias and node features are built.
-  torch::Tensor forward(tensor::GraphBatch batch, const LayerRunner& runner = {});
+  // rvalue is freed once the bias and node features are built. `with_embedding`: [B, num_classes
+  // + embedding_dim], the outputs followed by the molecule's embedding (the graph token as the
+  // head reads it, after the head's transform): what the trust data's latent distance measures.
+  torch::Tensor forward(tensor::GraphBatch batch, const LayerRunner& runner = {}, bool with_embedding = false);
   // The same forward split at the node features, for attributions: `node_features` is
   // graph_node_feature's output [B, T, C] (or a perturbation of it).
   torch::Tensor forwardFromNodeFeatures(const torch::Tensor& node_features, const torch::Tensor& bias,
@@ -115,7 +117,8 @@ class GraphormerImpl : public torch::nn::Module {
 
  private:
   bool isHead(const Linear& linear) const;
-  torch::Tensor run(torch::Tensor encoder_input, const torch::Tensor& bias, const LayerRunner& runner);
+  torch::Tensor run(torch::Tensor encoder_input, const torch::Tensor& bias, const LayerRunner& runner,
+                    bool with_embedding = false);
   bool narrowResidual() const;  // inference with bfloat16 weight copies
   bundle::GraphormerConfig config_;
   c10::ScalarType residual_dtype_ = c10::ScalarType::Float;
