@@ -26,9 +26,38 @@ std::string secondsSince(std::chrono::steady_clock::time_point start) {
   return text;
 }
 
+// Fine-tuning on other targets than the model predicts (the bundled model's eight properties ->
+// the user's one assay): the encoder is kept, the head gets one fresh output per target, and what
+// described the old outputs (units, normalisation, mirror invariance) goes with the old head.
+Status replaceHead(model::LoadedModel& m, int outputs, uint64_t seed) {
+  if (!m.source.adapter.empty())
+    return Status(StatusCode::InvalidArgument, "'" + model::modelLabel(m) + "' carries a LoRA adapter for " +
+                                                   std::to_string(m.config.num_classes) +
+                                                   " outputs: name as many targets, or fine-tune its base model");
+  auto config = m.config;
+  config.num_classes = outputs;
+  model::Graphormer fresh(config);
+  fresh->initializeWeights(seed);
+  torch::NoGradGuard no_grad;
+  const auto old_params = m.model->named_parameters(), old_buffers = m.model->named_buffers();
+  for (auto& p : fresh->named_parameters())
+    if (const auto* old = old_params.find(p.key()); old && old->sizes() == p.value().sizes()) p.value().copy_(*old);
+  for (auto& b : fresh->named_buffers())
+    if (const auto* old = old_buffers.find(b.key()); old && old->sizes() == b.value().sizes()) b.value().copy_(*old);
+  m.config = config;
+  m.model = fresh;
+  m.metadata.target_units.clear();
+  m.metadata.target_mean.clear();
+  m.metadata.target_std.clear();
+  m.metadata.mirror_invariant.reset();
+  m.metadata.description.clear();
+  return Status::ok();
+}
+
 // The model to train: the given one (with the LoRA spec of its adapter-to-be) or a fresh one from
 // the configuration, with the job's target names, units, description and collation recorded.
-Result<model::LoadedModel> modelToTrain(const TrainJobOptions& options, bool lora, model::LoraSpec& spec) {
+Result<model::LoadedModel> modelToTrain(const TrainJobOptions& options, bool lora, model::LoraSpec& spec,
+                                        std::string* head_note) {
   model::LoadedModel model;
   if (options.model) {
     auto loaded = model::openModel(*options.model);
@@ -39,10 +68,17 @@ Result<model::LoadedModel> modelToTrain(const TrainJobOptions& options, bool lor
                     "'" + model::modelLabel(model) +
                         "' already carries a LoRA adapter: train a new "
                         "adapter on its base model, or fine-tune the adapted model without --lora-rank");
-    if (model.config.num_classes != static_cast<int>(options.targets.size()))
+    if (model.config.num_classes != static_cast<int>(options.targets.size()) && lora)
       return Status(StatusCode::InvalidArgument, "the model has " + std::to_string(model.config.num_classes) +
                                                      " outputs but " + std::to_string(options.targets.size()) +
-                                                     " targets were named");
+                                                     " targets were named: a LoRA adapter keeps the model's head");
+    if (model.config.num_classes != static_cast<int>(options.targets.size())) {
+      *head_note = "fine-tuning '" + model::modelLabel(model) + "' (" + std::to_string(model.config.num_classes) +
+                   " outputs) on " + std::to_string(options.targets.size()) +
+                   " targets: its encoder is kept, the head is new";
+      if (Status s = replaceHead(model, static_cast<int>(options.targets.size()), options.init_seed); !s.isOk())
+        return s;
+    }
     if (lora) {
       spec.rank = options.train.lora_rank;
       spec.alpha = options.train.lora_alpha > 0 ? options.train.lora_alpha : options.train.lora_rank;
@@ -170,8 +206,10 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::T
   if (Status s = checkTrainOptions(options); !s.isOk()) return s;
   const bool lora = options.train.lora_rank > 0;
   model::LoraSpec spec;
-  auto prepared = modelToTrain(options, lora, spec);
+  std::string head_note;
+  auto prepared = modelToTrain(options, lora, spec, &head_note);
   if (!prepared.isOk()) return prepared.status();
+  if (!head_note.empty()) note(callbacks, head_note);
   model::LoadedModel model = std::move(prepared.value());
 
   const bool with_trust = options.split.calib_fraction > 0;

@@ -47,5 +47,7 @@ run -- predict --input "$tmp/m.smi" --output "$tmp/q.csv" --memory-budget-mib 32
 python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['batch_size'] == 8" "$tmp/q.csv.json"
 run -- bench --input "$tmp/m.smi" --precision bf16 --batch-size 4 --repeats 1 --quiet
 grep -q "^bf16+bs=4 " "$tmp/o.txt" || { cat "$tmp/o.txt"; exit 1; }
-[ "$(grep -c "+bs=" "$tmp/o.txt")" -eq 1 ] || { cat "$tmp/o.txt"; exit 1; }
+[ "$(grep -c "+bs=.* inference " "$tmp/o.txt")" -eq 1 ] || { cat "$tmp/o.txt"; exit 1; }
+# The bundled model has several outputs: each one's mean |d| in its own unit, under the table.
+grep -q "^mean |d| per output (in its unit):  gap_ev (eV)  homo_ev (eV)" "$tmp/o.txt" || { cat "$tmp/o.txt"; exit 1; }
 echo "model flags CLI: all checks passed"

@@ -280,7 +280,7 @@ TEST(MainWindow, TrustColumnsFillInOrderAndThePanelShowsTheNeighbours) {
   ASSERT_TRUE(win.run(text));
   const auto* m = win.w.resultsModel();
   ASSERT_EQ(m->rowCount(), 43);
-  ASSERT_EQ(m->numOutputs(), 1);
+  ASSERT_EQ(m->numOutputs(), 8);  // the bundled model's eight properties
   EXPECT_TRUE(m->headerData(m->intervalColumn(0), Qt::Horizontal, Qt::DisplayRole)
                   .toString()
                   .contains(QStringLiteral("90 % interval")));
