@@ -131,9 +131,10 @@ Result<std::vector<Predictions>> baselines(const LabelledData& d, const Subsets&
     const auto& fit = ridge.value()[j];
     report.ridge_lambda.push_back(fit.lambda());
     for (size_t i = 0; i < n; ++i) preds[1][i][j] = fit.predict(d.fingerprints[i]);
-    const auto knn = similarity::knnPredict(train_fp, train_y[j], scored_fp, options.knn_k);
-    for (size_t q = 0; q < scored.size(); ++q) preds[2][scored[q]][j] = knn[q];
   }
+  const auto knn = similarity::knnPredictEach(train_fp, train_y, scored_fp, options.knn_k);
+  for (size_t j = 0; j < k; ++j)
+    for (size_t q = 0; q < scored.size(); ++q) preds[2][scored[q]][j] = knn[j][q];
   return preds;
 }
 
@@ -172,14 +173,15 @@ Result<LabelledData> readEvaluationData(const EvaluateJobOptions& options, const
   read.scaffolds = options.split.kind == data::SplitKind::Scaffold;
   read.fingerprints = true;  // baselines and the cluster split
   if (!options.split.file.empty()) {
-    // The split is known before reading: training molecules only fit the baselines, so their
-    // graphs (most of the memory: 4 GB for 55,000 molecules) are never kept.
+    // The split is known before reading: training molecules only fit the baselines and
+    // calibration molecules are not scored, so their graphs (most of the memory: 4 GB for 55,000
+    // molecules) are never kept.
     auto subsets = readSplitFile(options.split.file);
     if (!subsets.isOk()) return subsets.status();
     auto rows = std::make_shared<SplitFileRows>(std::move(subsets.value()));
     read.graph_needed = [rows](int64_t row) {
       auto it = rows->find(row);
-      return it == rows->end() || it->second.second != data::Subset::Train;
+      return it == rows->end() || it->second.second == data::Subset::Valid || it->second.second == data::Subset::Test;
     };
   }
   return readLabelled(read);
@@ -228,9 +230,10 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
   if (predictor.value()) {
     names.push_back("model");
     preds->emplace_back(n, std::vector<double>(k, std::nan("")));
-    // The model is scored on validation and test molecules only: the training molecules' graphs
-    // are dropped (the baselines are fitted), so the ensemble predicts a fifth of the rows.
-    for (size_t i : sets.train) d.rows[i].features.reset();
+    // The model is scored on validation and test molecules only: the training and calibration
+    // molecules' graphs are dropped (the baselines are fitted), so the ensemble predicts a fifth.
+    for (const auto* unscored : {&sets.train, &sets.calib})
+      for (size_t i : *unscored) d.rows[i].features.reset();
     const auto out = predictor.value()->predict(d.rows);
     for (size_t i = 0; i < n; ++i)
       if (out[i].status.isOk() && out[i].values.size() == k)

@@ -80,6 +80,28 @@ TEST(FingerprintIndex, KnnPredictionIsTheMeanOfTheNearestLabelledNeighbours) {
   EXPECT_DOUBLE_EQ(got[0], (label_of[nn[0].index] + label_of[nn[1].index]) / 2.0);
 }
 
+// Several targets at once: each the same as alone, whether it shares its labelled rows with
+// another target (one search) or has rows of its own (a missing label, a search of its own).
+TEST(FingerprintIndex, KnnForSeveralTargetsEqualsEachTargetAlone) {
+  std::mt19937_64 rng(11);
+  std::vector<similarity::BitFingerprint> refs, queries;
+  for (int i = 0; i < 80; ++i) refs.push_back(randomFingerprint(rng, 0.04));
+  for (int i = 0; i < 20; ++i) queries.push_back(randomFingerprint(rng, 0.04));
+  std::vector<const similarity::BitFingerprint*> train, query;
+  for (const auto& r : refs) train.push_back(&r);
+  for (const auto& q : queries) query.push_back(&q);
+  std::vector<std::vector<float>> ys(3);
+  for (size_t i = 0; i < refs.size(); ++i) {
+    ys[0].push_back(float(i));
+    ys[1].push_back(i % 7 == 0 ? std::nanf("") : float(i * i));  // its own labelled rows
+    ys[2].push_back(float(100 - i));                             // the same rows as target 0
+  }
+  const auto each = similarity::knnPredictEach(train, ys, query, 3);
+  ASSERT_EQ(each.size(), 3u);
+  for (size_t t = 0; t < ys.size(); ++t) EXPECT_EQ(each[t], similarity::knnPredict(train, ys[t], query, 3)) << t;
+  EXPECT_NE(each[0], each[2]);
+}
+
 // Butina: each molecule joins the first centroid (most neighbours first) within the threshold;
 // members of a cluster are within the threshold of its centroid, and centroids are not of each other.
 TEST(Butina, ClustersAreTightAroundCentroidsThatAreApart) {
