@@ -59,20 +59,23 @@ MoleculePanel::MoleculePanel(QWidget* parent) : QWidget(parent) {
   output_->setToolTip(tr("The predicted property whose atom contributions are computed"));
   output_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   output_->setMinimumContentsLength(10);
-  // Two rows, so that the panel stays narrow enough to show the molecule beside the table.
+  // Three short rows, so that the panel stays narrow enough to show the molecule beside the table.
   controls->addWidget(explain);
   controls->addWidget(output_, 1);
   auto* how = new QHBoxLayout;
   how->addWidget(method_, 1);
-  how->addWidget(baseline_);
-  how->addWidget(steps_);
+  how->addWidget(baseline_, 1);
   auto* numbers = new QCheckBox(tr("Atom numbers"));
   numbers->setObjectName(QStringLiteral("atomNumbers"));
   numbers->setToolTip(tr("Number the atoms in the drawing (1-based, as in the attribution table)"));
   connect(numbers, &QCheckBox::toggled, view_, &MoleculeView::setAtomNumbers);
-  controls->addWidget(numbers);
+  auto* more = new QHBoxLayout;
+  more->addWidget(steps_);
+  more->addWidget(numbers);
+  more->addStretch(1);
   l->addLayout(controls);
   l->addLayout(how);
+  l->addLayout(more);
   buildAtomTable();
   l->addWidget(atoms_, 2);
   auto* files = new QHBoxLayout;

@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QMimeData>
 #include <QPushButton>
 #include <QSettings>
@@ -253,6 +254,16 @@ TEST(Workflow, TheWindowIsUsableAt1024x700AndRestoresItsGeometry) {
     EXPECT_LE(win.w.width(), 1024) << describe();
     EXPECT_LE(win.w.height(), 700) << describe();
     EXPECT_GE(win.w.table()->height(), 250);
+    // At 1440x900 the molecule panel beside the table fits its width: no sideways scrolling to
+    // reach the explain controls or the end of the caption.
+    win.w.resize(1440, 900);
+    QApplication::processEvents();
+    QScrollArea* side = nullptr;
+    for (auto* area : win.w.findChildren<QScrollArea*>())
+      if (area->isVisible() && area->widget() && area->widget()->findChild<QWidget*>(QStringLiteral("explainOutput")))
+        side = area;
+    ASSERT_NE(side, nullptr);
+    EXPECT_LE(side->widget()->minimumSizeHint().width(), side->viewport()->width()) << describe();
     win.w.resize(1111, 777);
     win.w.table()->sortByColumn(win.w.resultsModel()->valueColumn(0), Qt::DescendingOrder);
     QApplication::processEvents();
