@@ -179,7 +179,7 @@ xdotool key ctrl+Return
 sleep 4
 xdotool mousemove 700 ${TRUST_ROW_Y:-486} click 1   # select a row
 sleep 0.5
-xdotool mousemove ${TRUST_TAB_X:-1290} ${TRUST_TAB_Y:-57} click 1   # the "Trust" tab beside "Molecule"
+xdotool mousemove ${TRUST_TAB_X:-1185} ${TRUST_TAB_Y:-57} click 1   # the "Trust" tab beside "Molecule"
 sleep 1.5
 import -window root "$out/trust-panel.png"
 kill $app; wait $app 2>/dev/null || true
