@@ -65,6 +65,9 @@ std::map<std::string, Array> arraysOf(const TrustData& t) {
   a["sigma_ensemble_weight"] = makeArray("F64", t.sigma.ensemble_weight);
   a["sigma_distance_weight"] = makeArray("F64", t.sigma.distance_weight);
   a["sigma_beta"] = makeArray("F64", t.sigma.beta);
+  a["sigma_latent_weight"] = makeArray(
+      "F64", t.sigma.latent_weight.empty() ? std::vector<double>(static_cast<size_t>(t.outputs), 0.0) : t.sigma.latent_weight);
+  a["latent_reference"] = makeArray("F32", t.latent.embeddings, {t.latent.size(), t.latent.dim});
   for (int j = 0; j < t.outputs; ++j) {
     a["calibration_scores_" + std::to_string(j)] = makeArray("F64", t.calibration_scores[j]);
     a["calibration_residuals_" + std::to_string(j)] = makeArray("F64", t.calibration_residuals[j]);
@@ -88,6 +91,7 @@ std::map<std::string, std::string> metadataOf(const TrustData& t, const std::str
           {"member_sha256", jsonStrings(t.member_sha256)},
           {"distance_share", num(t.sigma.distance_share)},
           {"neighbours", std::to_string(t.sigma.neighbours)},
+          {"latent_scale", num(t.latent.scale)},
           {"max_heavy_atoms", std::to_string(t.domain.max_heavy_atoms)},
           {"similarity_borderline", num(t.domain.similarity_borderline)},
           {"similarity_out", num(t.domain.similarity_out)},
@@ -109,8 +113,12 @@ Status checkSizes(const TrustData& t) {
       return Status(StatusCode::InvalidArgument, "trust data: fingerprints of different lengths");
   const auto outs = static_cast<size_t>(t.outputs);
   if (t.calibration_scores.size() != outs || t.calibration_residuals.size() != outs || t.sigma.beta.size() != outs ||
-      t.sigma.ensemble_weight.size() != outs || t.sigma.distance_weight.size() != outs)
+      t.sigma.ensemble_weight.size() != outs || t.sigma.distance_weight.size() != outs ||
+      (t.sigma.latent_weight.size() != outs && !t.sigma.latent_weight.empty()))
     return Status(StatusCode::InvalidArgument, "trust data: per-output arrays do not match the outputs");
+  if (t.latent.dim < 0 || (t.latent.dim > 0 && t.latent.embeddings.size() % static_cast<size_t>(t.latent.dim) != 0) ||
+      (t.latent.dim == 0 && !t.latent.embeddings.empty()) || !(t.latent.scale > 0))
+    return Status(StatusCode::InvalidArgument, "trust data: latent reference of inconsistent size or scale");
   if (t.members.size() != t.member_sha256.size())
     return Status(StatusCode::InvalidArgument, "trust data: member hashes missing");
   return Status::ok();
@@ -172,6 +180,14 @@ class TrustReader {
     return v;
   }
   Result<std::vector<std::string>> strings(const std::string& key) const;
+  bool has(const std::string& name) const { return header_.json.find(name) != nullptr; }
+  // Extent of array `name` along `axis` (0 when it has no such axis).
+  int64_t dim(const std::string& name, size_t axis) const {
+    const JsonValue* e = header_.json.find(name);
+    const JsonValue* shape = e ? e->find("shape") : nullptr;
+    if (!shape || !shape->isArray() || shape->items().size() <= axis || !shape->items()[axis].isInteger()) return 0;
+    return shape->items()[axis].asInteger();
+  }
   // The raw bytes of array `name`, checked for dtype, element size and (if given) element count.
   Result<std::string_view> bytes(const std::string& name, const char* dtype, size_t element, int64_t count = -1) const;
   template <typename T>
@@ -246,7 +262,7 @@ Result<std::vector<std::string>> TrustReader::split(const std::string& name, int
 
 Status readHeaderFields(const TrustReader& r, TrustData& t) {
   GS_TRY(version, r.number("version"));
-  if (version != kTrustVersion)
+  if (version != kTrustVersion && version != 1)
     return r.error("version " + std::to_string(static_cast<int>(version)) + " (this build reads version " +
                    std::to_string(kTrustVersion) + ")");
   GS_TRY(model_sha, r.meta("model_sha256"));
@@ -259,6 +275,10 @@ Status readHeaderFields(const TrustReader& r, TrustData& t) {
   GS_TRY(max_atoms, r.number("max_heavy_atoms"));
   GS_TRY(border, r.number("similarity_borderline"));
   GS_TRY(out, r.number("similarity_out"));
+  if (version >= 2) {
+    GS_TRY(scale, r.number("latent_scale"));
+    t.latent.scale = scale;
+  }
   GS_TRY(split, r.meta("split"));
   GS_TRY(rows, r.strings("rows"));
   if (outputs < 1 || outputs > 4096 || members.size() != member_sha.size() || rows.size() != 4 || k < 1)
@@ -315,6 +335,14 @@ Status readArrays(const TrustReader& r, TrustData& t) {
   t.sigma.ensemble_weight = std::move(a);
   t.sigma.distance_weight = std::move(b);
   t.sigma.beta = std::move(beta);
+  t.sigma.latent_weight.assign(static_cast<size_t>(outs), 0.0);
+  if (r.has("sigma_latent_weight")) {
+    GS_TRY(c, r.array<double>("sigma_latent_weight", "F64", outs));
+    t.sigma.latent_weight = std::move(c);
+    GS_TRY(latent, r.array<float>("latent_reference", "F32"));
+    t.latent.dim = static_cast<int>(r.dim("latent_reference", 1));
+    t.latent.embeddings = std::move(latent);
+  }
   for (int j = 0; j < outs; ++j) {
     GS_TRY(s, r.array<double>("calibration_scores_" + std::to_string(j), "F64"));
     GS_TRY(res, r.array<double>("calibration_residuals_" + std::to_string(j), "F64"));

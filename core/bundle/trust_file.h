@@ -1,9 +1,12 @@
 #pragma once
 // A model's trust data (model directory: trust.safetensors beside the weights), without LibTorch
 // or RDKit: what prediction intervals and the applicability domain need at run time.
-//   - sigma: the difficulty model σ_j(x) = a_j · sd_j(x) + b_j · d(x), where sd_j is the spread of
-//     the ensemble (the model and its snapshots) and d = 1 − mean Tanimoto of the k nearest
-//     training molecules; a_j, b_j chosen on the validation fold; β_j added before dividing.
+//   - sigma: the difficulty model σ_j(x) = a_j · sd_j(x) + b_j · d(x) + c_j · l(x), where sd_j is
+//     the spread of the ensemble (the model and its snapshots), d = 1 − mean Tanimoto of the k
+//     nearest training molecules, and l the mean Euclidean distance of the molecule's embedding
+//     (the graph token the head reads) to its k nearest among a sample of the training molecules'
+//     embeddings, divided by its median on the calibration fold; a_j, b_j, c_j chosen on the
+//     validation fold; β_j added before dividing. Version 1 files have no latent term (c = 0).
 //   - calibration: per output, the sorted normalized scores |y − ŷ| / (σ + β) and the sorted
 //     absolute residuals |y − ŷ| (constant-width baseline) of the calibration fold, which was used
 //     for nothing else; any confidence level is chosen at run time (common/stats.h).
@@ -23,10 +26,11 @@
 namespace gs::bundle {
 
 inline constexpr const char* kTrustFile = "trust.safetensors";
-inline constexpr int kTrustVersion = 1;
+inline constexpr int kTrustVersion = 2;  // 1 (no latent term) is still read
 
 struct SigmaModel {
   std::vector<double> ensemble_weight, distance_weight, beta;  // a_j, b_j, β_j per output
+  std::vector<double> latent_weight;                           // c_j per output (empty or 0 without a latent reference)
   double distance_share = 0;  // λ chosen on the validation fold (0 = ensemble only, 1 = distance only)
   int neighbours = 5;         // k of d(x)
 };
@@ -46,6 +50,14 @@ struct ReferenceSet {
   int64_t size() const { return static_cast<int64_t>(fingerprints.size()); }
 };
 
+// Embeddings of a seeded sample of the training molecules, for the latent distance l(x).
+struct LatentReference {
+  int dim = 0;                    // 0: none (a version-1 file, or a model that gives no embedding)
+  std::vector<float> embeddings;  // row-major [molecules × dim]
+  double scale = 1;               // median raw latent distance of the calibration fold
+  int64_t size() const { return dim ? static_cast<int64_t>(embeddings.size()) / dim : 0; }
+};
+
 struct TrustData {
   std::string model_sha256, adapter_sha256;  // the weights this was built for
   int outputs = 0;
@@ -56,6 +68,7 @@ struct TrustData {
   std::vector<std::vector<double>> calibration_residuals;  // per output, sorted
   DomainRules domain;
   ReferenceSet reference;
+  LatentReference latent;
   std::string split_json;  // the split options of the training run (evaluate reproduces them)
   int64_t train_rows = 0, valid_rows = 0, calibration_rows = 0, test_rows = 0;
 };

@@ -31,8 +31,11 @@ Fold foldOf(const LabelledData& data, const std::vector<data::Subset>& split, da
 // values[molecule][member][output], the model itself first (NaN where it failed); a snapshot that
 // could not predict a molecule is left out of that molecule's ensemble.
 void addMember(predict::Predictor& p, const Fold& fold, int outputs,
-               std::vector<std::vector<std::vector<float>>>& values) {
+               std::vector<std::vector<std::vector<float>>>& values,
+               std::vector<std::vector<float>>* embeddings = nullptr) {
   const auto predictions = p.session().predict(fold.molecules);
+  if (embeddings)
+    for (const auto& pr : predictions) embeddings->push_back(pr.status.isOk() ? pr.embedding : std::vector<float>{});
   values.resize(fold.rows.size());
   for (size_t i = 0; i < fold.rows.size(); ++i) {
     if (predictions[i].status.isOk())
@@ -43,9 +46,12 @@ void addMember(predict::Predictor& p, const Fold& fold, int outputs,
 }
 
 predict::TrustFold trustFold(const LabelledData& data, const Fold& fold,
-                             std::vector<std::vector<std::vector<float>>> values, const predict::TrustAssessor& probe) {
+                             std::vector<std::vector<std::vector<float>>> values, const predict::TrustAssessor& probe,
+                             const std::vector<std::vector<float>>& embeddings) {
   predict::TrustFold t;
   t.values = std::move(values);
+  if (probe.usesEmbeddings())
+    for (const auto& e : embeddings) t.latent.push_back(probe.rawLatentDistance(e));
   for (size_t i = 0; i < fold.rows.size(); ++i) {
     const auto& row = data.rows[fold.rows[i]];
     std::vector<similarity::Neighbour> nearest;
@@ -59,10 +65,41 @@ predict::TrustFold trustFold(const LabelledData& data, const Fold& fold,
   return t;
 }
 
-Result<std::unique_ptr<predict::Predictor>> openPlain(const std::string& dir, predict::PredictorOptions options) {
+Result<std::unique_ptr<predict::Predictor>> openPlain(const std::string& dir, predict::PredictorOptions options,
+                                                      bool embeddings = false) {
   options.model = bundle::ModelSource{dir, ""};
   options.trust = false;
+  options.session.embeddings = embeddings;
   return predict::Predictor::open(options);
+}
+
+constexpr int64_t kLatentReference = 4096;  // training embeddings kept for l(x)
+
+// Evenly spaced training molecules' embeddings (all of them when there are fewer).
+bundle::LatentReference latentSample(const std::vector<engine::Prediction>& train) {
+  bundle::LatentReference ref;
+  std::vector<const std::vector<float>*> ok;
+  for (const auto& p : train)
+    if (p.status.isOk() && !p.embedding.empty()) ok.push_back(&p.embedding);
+  if (ok.empty()) return ref;
+  ref.dim = static_cast<int>(ok[0]->size());
+  const auto n = static_cast<int64_t>(ok.size()), keep = std::min(n, kLatentReference);
+  for (int64_t i = 0; i < keep; ++i) {
+    const auto* e = ok[static_cast<size_t>(i * n / keep)];
+    ref.embeddings.insert(ref.embeddings.end(), e->begin(), e->end());
+  }
+  return ref;
+}
+
+// l(x) in units of its calibration median.
+void normaliseLatent(predict::TrustFold& valid, predict::TrustFold& calib, bundle::LatentReference& ref) {
+  std::vector<double> finite;
+  for (double d : calib.latent)
+    if (std::isfinite(d)) finite.push_back(d);
+  const double scale = finite.empty() ? 1.0 : stats::median(finite);
+  ref.scale = scale > 0 ? scale : 1.0;
+  for (auto* fold : {&valid, &calib})
+    for (double& d : fold->latent) d = std::isfinite(d) ? d / ref.scale : 1.0;
 }
 
 std::string memberSha(const model::LoadedModel& m) { return m.source.adapter.empty() ? m.sha256 : m.adapter_sha256; }
@@ -72,7 +109,7 @@ std::string memberSha(const model::LoadedModel& m) { return m.source.adapter.emp
 Result<TrustBuildSummary> buildTrust(const TrustBuildInputs& in) {
   const LabelledData& data = *in.data;
   const auto& split = *in.split;
-  auto primary = openPlain(in.model_dir, in.predictor);
+  auto primary = openPlain(in.model_dir, in.predictor, /*embeddings=*/true);
   if (!primary.isOk()) return primary.status();
   auto& model = *primary.value();
   bundle::TrustData trust;
@@ -91,9 +128,11 @@ Result<TrustBuildSummary> buildTrust(const TrustBuildInputs& in) {
         p.status.isOk() ? p.values : std::vector<float>(static_cast<size_t>(trust.outputs), std::nanf("")));
   }
   predict::finishDomain(trust.domain);
+  trust.latent = latentSample(train_predictions);
   std::vector<std::vector<std::vector<float>>> valid_values, calib_values;
-  addMember(model, valid, trust.outputs, valid_values);
-  addMember(model, calib, trust.outputs, calib_values);
+  std::vector<std::vector<float>> valid_embeddings, calib_embeddings;
+  addMember(model, valid, trust.outputs, valid_values, &valid_embeddings);
+  addMember(model, calib, trust.outputs, calib_values, &calib_embeddings);
   for (const auto& member : in.members) {
     auto m = openPlain(in.model_dir + "/" + member, in.predictor);
     if (!m.isOk()) return m.status();
@@ -108,8 +147,9 @@ Result<TrustBuildSummary> buildTrust(const TrustBuildInputs& in) {
         : split[i] == data::Subset::Calib ? &trust.calibration_rows
                                           : &trust.test_rows);
   const predict::TrustAssessor probe(trust);
-  const auto valid_fold = trustFold(data, valid, std::move(valid_values), probe);
-  const auto calib_fold = trustFold(data, calib, std::move(calib_values), probe);
+  auto valid_fold = trustFold(data, valid, std::move(valid_values), probe, valid_embeddings);
+  auto calib_fold = trustFold(data, calib, std::move(calib_values), probe, calib_embeddings);
+  if (probe.usesEmbeddings()) normaliseLatent(valid_fold, calib_fold, trust.latent);
   if (Status s = predict::fitTrust(trust, valid_fold, calib_fold); !s.isOk()) return s;
   TrustBuildSummary summary;
   summary.path = in.model_dir + "/" + bundle::kTrustFile;

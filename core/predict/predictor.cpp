@@ -25,16 +25,20 @@ Result<std::unique_ptr<Predictor>> Predictor::open(std::shared_ptr<const model::
   if (!model || !model->model) return Status(StatusCode::InvalidArgument, "no model loaded");
   if (!(options.confidence > 0 && options.confidence < 1))
     return Status(StatusCode::InvalidArgument, "the confidence level must lie between 0 and 1 (e.g. 0.9)");
-  auto session = engine::InferenceSession::create(*model, options.session);
+  std::unique_ptr<TrustEnsemble> trust;
+  std::string note = "trust is off: interval and domain columns are empty";
+  if (options.trust) {
+    auto opened = TrustEnsemble::open(*model, options.session, &note);
+    if (!opened.isOk()) return opened.status();
+    trust = std::move(opened.value());
+  }
+  auto session_options = options.session;  // the latent distance needs the model's embeddings
+  session_options.embeddings = session_options.embeddings || (trust && trust->assessor().usesEmbeddings());
+  auto session = engine::InferenceSession::create(*model, session_options);
   if (!session.isOk()) return session.status();
   std::unique_ptr<Predictor> p(new Predictor(model, options, std::move(session.value())));
-  if (!options.trust) {
-    p->trust_note_ = "trust is off: interval and domain columns are empty";
-    return p;
-  }
-  auto trust = TrustEnsemble::open(*model, options.session, &p->trust_note_);
-  if (!trust.isOk()) return trust.status();
-  p->trust_ = std::move(trust.value());
+  p->trust_ = std::move(trust);
+  p->trust_note_ = note;
   return p;
 }
 
@@ -76,7 +80,8 @@ std::vector<PredictedRow> Predictor::predict(const std::vector<chem::MoleculeRow
     o.status = p.status;
     o.values = p.values;
   }
-  if (trust_) trust_->apply(rows, molecules, prediction_of_row, options_.confidence, mirror, callbacks, out);
+  if (trust_)
+    trust_->apply(rows, molecules, prediction_of_row, predictions, options_.confidence, mirror, callbacks, out);
   return out;
 }
 

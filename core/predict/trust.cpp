@@ -84,6 +84,7 @@ double ensembleSpread(const std::vector<std::vector<float>>& values, int j) {
 }
 
 TrustAssessor::TrustAssessor(bundle::TrustData data) : data_(std::move(data)), index_(data_.reference.fingerprints) {
+  data_.sigma.latent_weight.resize(static_cast<size_t>(std::max(data_.outputs, 0)), 0.0);
   auto conformal = [](const std::vector<double>& s) {
     auto c = stats::ConformalScores::fromScores(s);
     return c.isOk() ? std::move(c.value()) : stats::ConformalScores();
@@ -151,15 +152,36 @@ double TrustAssessor::assessDomain(const chem::DomainFeatures& f, TrustRow& row)
   return dist;
 }
 
+double TrustAssessor::rawLatentDistance(const std::vector<float>& e) const {
+  const auto& ref = data_.latent;
+  if (ref.dim == 0 || e.size() != static_cast<size_t>(ref.dim)) return std::nan("");
+  const size_t k = std::min<size_t>(static_cast<size_t>(std::max(data_.sigma.neighbours, 1)),
+                                    static_cast<size_t>(ref.size()));
+  std::vector<float> nearest(k, std::numeric_limits<float>::infinity());  // squared, ascending
+  const float* row = ref.embeddings.data();
+  for (int64_t i = 0; i < ref.size(); ++i, row += ref.dim) {
+    float d2 = 0;
+    for (int c = 0; c < ref.dim; ++c) d2 += (row[c] - e[c]) * (row[c] - e[c]);
+    if (d2 >= nearest.back()) continue;
+    nearest.back() = d2;
+    std::sort(nearest.begin(), nearest.end());
+  }
+  double sum = 0;
+  for (float d2 : nearest) sum += std::sqrt(double(d2));
+  return k ? sum / double(k) : std::nan("");
+}
+
 TrustRow TrustAssessor::assess(const chem::DomainFeatures& f, const std::vector<std::vector<float>>& values,
-                               double confidence) const {
+                               double confidence, const std::vector<float>& embedding) const {
   TrustRow row;
   const double d = assessDomain(f, row);
   row.distance = d;
+  const double raw = rawLatentDistance(embedding);
+  row.latent = std::isfinite(raw) ? raw / data_.latent.scale : 1.0;
   const auto& s = data_.sigma;
   for (int j = 0; j < data_.outputs; ++j) {
     const double spread = ensembleSpread(values, j);
-    const double sigma = s.ensemble_weight[j] * spread + s.distance_weight[j] * d;
+    const double sigma = s.ensemble_weight[j] * spread + s.distance_weight[j] * d + s.latent_weight[j] * row.latent;
     const double half = halfWidth(j, sigma, confidence);
     row.spread.push_back(spread);
     const double y = values.empty() ? 0.0 : values[0][static_cast<size_t>(j)];
@@ -173,7 +195,7 @@ TrustRow TrustAssessor::assess(const chem::DomainFeatures& f, const std::vector<
 namespace {
 
 struct OutputFold {
-  std::vector<double> error, spread, distance;
+  std::vector<double> error, spread, distance, latent;  // latent empty without a latent reference
 };
 
 // The fold's molecules with a label for output j: |error| of member 0, ensemble spread, distance.
@@ -185,38 +207,52 @@ OutputFold outputFold(const TrustFold& fold, int j) {
     o.error.push_back(std::fabs(y - fold.values[i][0][static_cast<size_t>(j)]));
     o.spread.push_back(ensembleSpread(fold.values[i], j));
     o.distance.push_back(fold.distance[i]);
+    if (!fold.latent.empty()) o.latent.push_back(fold.latent[i]);
   }
   return o;
 }
 
 struct SigmaFit {
-  double a = 0, b = 0, beta = 0, share = 0;
+  double a = 0, b = 0, c = 0, beta = 0, share = 0;  // share: of the distance d(x)
 };
 
-// σ = a·spread + b·distance: the share λ of distance (0, 0.1, ..., 1) with the narrowest mean 90 %
-// normalized-conformal interval on the validation fold, scaled so median σ = median |error|.
+// Mean 90 % normalized-conformal width on the fold for σ = a·spread + b·distance + c·latent.
+double meanWidth(const OutputFold& v, double a, double b, double c, double* beta_out) {
+  std::vector<double> sigma(v.error.size()), scores(v.error.size());
+  for (size_t i = 0; i < sigma.size(); ++i)
+    sigma[i] = a * v.spread[i] + b * v.distance[i] + (c > 0 ? c * v.latent[i] : 0.0);
+  const double beta = 0.05 * stats::median(sigma);
+  for (size_t i = 0; i < sigma.size(); ++i) scores[i] = v.error[i] / (sigma[i] + beta);
+  auto q = stats::ConformalScores::fromScores(scores);
+  *beta_out = beta;
+  if (!q.isOk()) return std::numeric_limits<double>::infinity();
+  return q->quantile(0.9) * (std::accumulate(sigma.begin(), sigma.end(), 0.0) / double(sigma.size()) + beta);
+}
+
+// σ = a·spread + b·distance + c·latent: the shares of the three terms (steps of 0.1, each term
+// divided by its median) with the narrowest mean 90 % interval on the validation fold, scaled so
+// that median σ = median |error|. Without a latent reference only spread and distance mix.
 SigmaFit chooseSigma(const OutputFold& v) {
   const double ms = stats::median(v.spread), md = stats::median(v.distance), me = stats::median(v.error);
+  const double ml = v.latent.empty() ? 0.0 : stats::median(v.latent);
   SigmaFit best;
   double best_width = std::numeric_limits<double>::infinity();
-  for (int step = 0; step <= 10; ++step) {
-    const double share = step / 10.0;
-    if ((share < 1 && !(ms > 0)) || (share > 0 && !(md > 0))) continue;
-    const double a = share < 1 ? (1 - share) / ms : 0, b = share > 0 ? share / md : 0;
-    std::vector<double> sigma(v.error.size()), scores(v.error.size());
-    for (size_t i = 0; i < sigma.size(); ++i) sigma[i] = a * v.spread[i] + b * v.distance[i];
-    const double beta = 0.05 * stats::median(sigma);
-    for (size_t i = 0; i < sigma.size(); ++i) scores[i] = v.error[i] / (sigma[i] + beta);
-    auto c = stats::ConformalScores::fromScores(scores);
-    if (!c.isOk()) continue;
-    const double width =
-        c->quantile(0.9) * (std::accumulate(sigma.begin(), sigma.end(), 0.0) / double(sigma.size()) + beta);
-    if (width < best_width) {
+  for (int sd = 0; sd <= 10; ++sd)
+    for (int sl = 0; sd + sl <= 10; ++sl) {
+      const double share_d = sd / 10.0, share_l = sl / 10.0, share_s = 1 - share_d - share_l;
+      if ((share_s > 1e-9 && !(ms > 0)) || (share_d > 0 && !(md > 0)) || (share_l > 0 && !(ml > 0))) continue;
+      const double a = share_s > 1e-9 ? share_s / ms : 0, b = share_d > 0 ? share_d / md : 0,
+                   c = share_l > 0 ? share_l / ml : 0;
+      double beta = 0;
+      const double width = meanWidth(v, a, b, c, &beta);
+      if (!(width < best_width)) continue;
       best_width = width;
+      std::vector<double> sigma(v.error.size());
+      for (size_t i = 0; i < sigma.size(); ++i)
+        sigma[i] = a * v.spread[i] + b * v.distance[i] + (c > 0 ? c * v.latent[i] : 0.0);
       const double scale = me > 0 ? me / stats::median(sigma) : 1.0;
-      best = {a * scale, b * scale, beta * scale, share};
+      best = {a * scale, b * scale, c * scale, beta * scale, share_d};
     }
-  }
   return best;
 }
 
@@ -231,6 +267,7 @@ Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& c
   t.sigma.ensemble_weight.assign(t.outputs, 0);
   t.sigma.distance_weight.assign(t.outputs, 0);
   t.sigma.beta.assign(t.outputs, 0);
+  t.sigma.latent_weight.assign(t.outputs, 0);
   t.calibration_scores.assign(t.outputs, {});
   t.calibration_residuals.assign(t.outputs, {});
   for (int j = 0; j < t.outputs; ++j) {
@@ -238,16 +275,17 @@ Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& c
     if (v.error.size() < 2)
       return Status(StatusCode::InvalidArgument, "too few validation labels for output " + std::to_string(j));
     const SigmaFit fit = chooseSigma(v);
-    if (!(fit.a > 0 || fit.b > 0))
+    if (!(fit.a > 0 || fit.b > 0 || fit.c > 0))
       return Status(StatusCode::InvalidArgument,
                     "no usable σ: the ensemble agrees and every molecule is a training duplicate");
     t.sigma.ensemble_weight[j] = fit.a;
     t.sigma.distance_weight[j] = fit.b;
+    t.sigma.latent_weight[j] = fit.c;
     t.sigma.beta[j] = std::max(fit.beta, 1e-12);
     if (j == 0) t.sigma.distance_share = fit.share;
     const OutputFold c = outputFold(calibration, j);
     for (size_t i = 0; i < c.error.size(); ++i) {
-      const double sigma = fit.a * c.spread[i] + fit.b * c.distance[i];
+      const double sigma = fit.a * c.spread[i] + fit.b * c.distance[i] + (fit.c > 0 ? fit.c * c.latent[i] : 0.0);
       t.calibration_scores[j].push_back(c.error[i] / (sigma + t.sigma.beta[j]));
       t.calibration_residuals[j].push_back(c.error[i]);
     }

@@ -39,6 +39,7 @@ struct TrustRow {
   std::vector<double> sigma, lower, upper;  // per output, target units; ±inf when unbounded
   std::vector<double> spread;               // per output: the ensemble's standard deviation
   double distance = 0;                      // d(x): 1 − mean Tanimoto of the k nearest
+  double latent = 0;                        // l(x): embedding distance to the training sample, 1 = calibration median
   DomainBand band = DomainBand::In;
   std::vector<std::string> reasons;
   double nn_similarity = 0;               // to the most similar training molecule
@@ -56,8 +57,14 @@ class TrustAssessor {
 
   // One molecule: `values[m][j]` is ensemble member m's prediction of output j in target units,
   // member 0 the model itself (the prediction shown).
+  // `embedding`: the model's embedding of the molecule (Prediction::embedding), needed when the
+  // trust data has a latent reference (else l(x) is taken as its calibration median, 1).
   TrustRow assess(const chem::DomainFeatures& features, const std::vector<std::vector<float>>& values,
-                  double confidence) const;
+                  double confidence, const std::vector<float>& embedding = {}) const;
+  bool usesEmbeddings() const { return data_.latent.dim > 0; }
+  // l(x) before dividing by the calibration median: mean Euclidean distance to the k nearest
+  // reference embeddings (k = the σ neighbours); NaN when the embedding does not fit the reference.
+  double rawLatentDistance(const std::vector<float>& embedding) const;
   // The band, reasons and neighbours only; returns d(x).
   double assessDomain(const chem::DomainFeatures& features, TrustRow& row) const;
   // 1 − mean Tanimoto of the k nearest training molecules, and those neighbours.
@@ -88,6 +95,7 @@ struct TrustFold {
   std::vector<std::vector<std::vector<float>>> values;  // [molecule][member][output]
   std::vector<double> distance;                         // d(x)
   std::vector<double> nn_similarity;                    // nearest training molecule
+  std::vector<double> latent;                           // l(x); empty without a latent reference
 };
 
 // Chooses σ's weights on `valid` (the mix of ensemble spread and distance with the narrowest mean

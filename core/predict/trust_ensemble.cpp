@@ -62,8 +62,9 @@ Result<std::unique_ptr<TrustEnsemble>> TrustEnsemble::open(const model::LoadedMo
 
 void TrustEnsemble::apply(const std::vector<chem::MoleculeRow>& rows,
                           const std::vector<const graph::Featurized*>& molecules,
-                          const std::vector<int>& prediction_of_row, double confidence, bool mirror_invariant,
-                          const engine::RunCallbacks& callbacks, std::vector<PredictedRow>& out) const {
+                          const std::vector<int>& prediction_of_row, const std::vector<engine::Prediction>& main,
+                          double confidence, bool mirror_invariant, const engine::RunCallbacks& callbacks,
+                          std::vector<PredictedRow>& out) const {
   engine::RunCallbacks quiet;
   quiet.cancelled = callbacks.cancelled;
   std::vector<std::vector<engine::Prediction>> member_predictions;
@@ -76,7 +77,8 @@ void TrustEnsemble::apply(const std::vector<chem::MoleculeRow>& rows,
       const auto& p = mp[static_cast<size_t>(prediction_of_row[r])];
       if (p.status.isOk()) values.push_back(p.values);
     }
-    out[r].trust = assessor_.assess(*rows[r].domain, values, confidence);
+    const auto& own = main[static_cast<size_t>(prediction_of_row[r])];
+    out[r].trust = assessor_.assess(*rows[r].domain, values, confidence, own.embedding);
   }
 }
 

@@ -30,9 +30,10 @@ class TrustEnsemble {
 
   // Fills out[r].trust for every row predicted ok: the members predict the same molecules (averaged
   // with their mirror images when the targets are mirror-invariant, as the main model's are).
+  // `main`: the model's own predictions of `molecules` (their embeddings feed the latent distance).
   void apply(const std::vector<chem::MoleculeRow>& rows, const std::vector<const graph::Featurized*>& molecules,
-             const std::vector<int>& prediction_of_row, double confidence, bool mirror_invariant,
-             const engine::RunCallbacks& callbacks, std::vector<PredictedRow>& out) const;
+             const std::vector<int>& prediction_of_row, const std::vector<engine::Prediction>& main, double confidence,
+             bool mirror_invariant, const engine::RunCallbacks& callbacks, std::vector<PredictedRow>& out) const;
 
   const TrustAssessor& assessor() const { return assessor_; }
   const std::string& path() const { return path_; }
