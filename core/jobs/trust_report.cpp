@@ -16,6 +16,14 @@ struct Sample {
   predict::DomainBand band = predict::DomainBand::In;
 };
 
+std::string fixed3(double v) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(3);
+  o << v;
+  return o.str();
+}
+
 double mean(const std::vector<double>& v) {
   return v.empty() ? std::nan("") : std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
 }
@@ -143,9 +151,8 @@ std::string formatTrustMetrics(const std::vector<TrustMetrics>& metrics) {
       << "| miscalibration area | " << m.miscalibration_area << " | — |\n\n"
       << "σ's terms alone: Spearman(ensemble spread, |error|) " << m.spearman_spread << ", Spearman(distance, |error|) "
       << m.spearman_distance
-      << (std::isnan(m.spearman_latent) ? std::string()
-                                         : ", Spearman(latent distance, |error|) " + std::to_string(m.spearman_latent))
-      << ".\n"
+      << (std::isnan(m.spearman_latent) ? "" : ", Spearman(latent distance, |error|) ")
+      << (std::isnan(m.spearman_latent) ? "" : fixed3(m.spearman_latent)) << ".\n"
       << "\n| domain band | test molecules | MAE | MAE ÷ MAE in |\n|---|---:|---:|---:|\n"
       << "| in | " << m.in << " | " << m.mae_in << " | 1 |\n"
       << "| borderline | " << m.borderline << " | " << m.mae_borderline << " | " << m.mae_borderline / m.mae_in
