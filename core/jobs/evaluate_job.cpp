@@ -159,8 +159,10 @@ std::vector<SizeBin> sizeBins(const LabelledData& d, const std::vector<size_t>& 
   return out;
 }
 
+// With a split file, `split_rows` receives it (read once, for the graphs to keep and the split).
 Result<LabelledData> readEvaluationData(const EvaluateJobOptions& options, const predict::Predictor* predictor,
-                                        const std::vector<std::string>& targets) {
+                                        const std::vector<std::string>& targets,
+                                        std::shared_ptr<SplitFileRows>* split_rows) {
   LabelledDataOptions read;
   read.input = options.input;
   read.targets = targets;
@@ -179,6 +181,7 @@ Result<LabelledData> readEvaluationData(const EvaluateJobOptions& options, const
     auto subsets = readSplitFile(options.split.file);
     if (!subsets.isOk()) return subsets.status();
     auto rows = std::make_shared<SplitFileRows>(std::move(subsets.value()));
+    *split_rows = rows;
     read.graph_needed = [rows](int64_t row) {
       auto it = rows->find(row);
       return it == rows->end() || it->second.second == data::Subset::Valid || it->second.second == data::Subset::Test;
@@ -209,9 +212,10 @@ Result<EvaluateReport> runEvaluate(const EvaluateJobOptions& options) {
   report.targets = options.targets;
   auto predictor = openModel(options, report);
   if (!predictor.isOk()) return predictor.status();
-  auto data = readEvaluationData(options, predictor.value().get(), report.targets);
+  std::shared_ptr<SplitFileRows> split_rows;
+  auto data = readEvaluationData(options, predictor.value().get(), report.targets, &split_rows);
   if (!data.isOk()) return data.status();
-  auto split = splitLabelled(data.value(), options.split);
+  auto split = splitLabelled(data.value(), options.split, split_rows.get());
   if (!split.isOk()) return split.status();
   auto& d = data.value();
   report.rows = d.rows_read;

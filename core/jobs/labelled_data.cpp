@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "chem/descriptors.h"
 #include <fstream>
 #include <unordered_map>
 
+#include "chem/descriptors.h"
 #include "common/atomic_file.h"
 #include "data/csv_reader.h"
 #include "data/csv_writer.h"
@@ -89,7 +89,6 @@ Result<LabelledData> readLabelled(const LabelledDataOptions& options) {
   return out;
 }
 
-
 Result<SplitFileRows> readSplitFile(const std::string& path) {
   const auto fail = [&path](const std::string& why) {
     return Status(StatusCode::InvalidArgument, "split file '" + path + "': " + why);
@@ -120,9 +119,15 @@ Result<SplitFileRows> readSplitFile(const std::string& path) {
 
 namespace {
 
-Result<std::vector<data::Subset>> splitFromFile(const LabelledData& data, const std::string& path) {
-  auto subsets = readSplitFile(path);
-  if (!subsets.isOk()) return subsets.status();
+Result<std::vector<data::Subset>> splitFromFile(const LabelledData& data, const std::string& path,
+                                                const SplitFileRows* read) {
+  Result<SplitFileRows> own = SplitFileRows{};
+  if (!read) {
+    own = readSplitFile(path);
+    if (!own.isOk()) return own.status();
+    read = &own.value();
+  }
+  const SplitFileRows* subsets = read;
   std::vector<data::Subset> split;
   for (const auto& m : data.rows) {
     auto it = subsets->find(m.row);
@@ -140,8 +145,9 @@ Result<std::vector<data::Subset>> splitFromFile(const LabelledData& data, const 
 
 }  // namespace
 
-Result<std::vector<data::Subset>> splitLabelled(const LabelledData& data, const data::SplitOptions& options) {
-  if (!options.file.empty()) return splitFromFile(data, options.file);
+Result<std::vector<data::Subset>> splitLabelled(const LabelledData& data, const data::SplitOptions& options,
+                                                const SplitFileRows* split_file) {
+  if (!options.file.empty()) return splitFromFile(data, options.file, split_file);
   if (options.kind == data::SplitKind::Scaffold && data.scaffolds.size() != data.rows.size())
     return Status(StatusCode::Internal, "scaffolds were not computed for the scaffold split");
   if (options.kind != data::SplitKind::Cluster) return data::splitDataset(data.rows.size(), options, data.scaffolds);

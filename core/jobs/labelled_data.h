@@ -42,13 +42,15 @@ struct LabelledData {
 // a target cell that is empty or not a finite number is missing.
 Result<LabelledData> readLabelled(const LabelledDataOptions& options);
 
-// splitDataset over the usable rows (scaffolds computed when the split needs them), or the subsets
-// of options.file: every usable row must be in it with the same id, or the split is refused.
-Result<std::vector<data::Subset>> splitLabelled(const LabelledData& data, const data::SplitOptions& options);
-
 // A split file's rows: input row number -> (id, subset).
 using SplitFileRows = std::unordered_map<int64_t, std::pair<std::string, data::Subset>>;
 Result<SplitFileRows> readSplitFile(const std::string& path);
+
+// splitDataset over the usable rows (scaffolds computed when the split needs them), or the subsets
+// of options.file: every usable row must be in it with the same id, or the split is refused.
+// `split_file`: options.file already read (so that it is read once).
+Result<std::vector<data::Subset>> splitLabelled(const LabelledData& data, const data::SplitOptions& options,
+                                                const SplitFileRows* split_file = nullptr);
 
 // Writes "row,id,subset" (1-based input row numbers) so that a split can be audited and reused.
 Status writeSplitFile(const std::string& path, const LabelledData& data, const std::vector<data::Subset>& split);

@@ -216,11 +216,16 @@ struct SigmaFit {
   double a = 0, b = 0, c = 0, beta = 0, share = 0;  // share: of the distance d(x)
 };
 
-// Mean 90 % normalized-conformal width on the fold for σ = a·spread + b·distance + c·latent.
-double meanWidth(const OutputFold& v, double a, double b, double c, double* beta_out) {
-  std::vector<double> sigma(v.error.size()), scores(v.error.size());
+std::vector<double> sigmaOf(const OutputFold& v, double a, double b, double c) {
+  std::vector<double> sigma(v.error.size());
   for (size_t i = 0; i < sigma.size(); ++i)
     sigma[i] = a * v.spread[i] + b * v.distance[i] + (c > 0 ? c * v.latent[i] : 0.0);
+  return sigma;
+}
+
+// Mean 90 % normalized-conformal width on the fold for σ = a·spread + b·distance + c·latent.
+double meanWidth(const OutputFold& v, const std::vector<double>& sigma, double* beta_out) {
+  std::vector<double> scores(v.error.size());
   const double beta = 0.05 * stats::median(sigma);
   for (size_t i = 0; i < sigma.size(); ++i) scores[i] = v.error[i] / (sigma[i] + beta);
   auto q = stats::ConformalScores::fromScores(scores);
@@ -244,12 +249,10 @@ SigmaFit chooseSigma(const OutputFold& v) {
       const double a = share_s > 1e-9 ? share_s / ms : 0, b = share_d > 0 ? share_d / md : 0,
                    c = share_l > 0 ? share_l / ml : 0;
       double beta = 0;
-      const double width = meanWidth(v, a, b, c, &beta);
+      const auto sigma = sigmaOf(v, a, b, c);
+      const double width = meanWidth(v, sigma, &beta);
       if (!(width < best_width)) continue;
       best_width = width;
-      std::vector<double> sigma(v.error.size());
-      for (size_t i = 0; i < sigma.size(); ++i)
-        sigma[i] = a * v.spread[i] + b * v.distance[i] + (c > 0 ? c * v.latent[i] : 0.0);
       const double scale = me > 0 ? me / stats::median(sigma) : 1.0;
       best = {a * scale, b * scale, c * scale, beta * scale, share_d};
     }
