@@ -92,6 +92,17 @@ const char* kUsage =
     "      --mirror-invariant records that the targets are the same for a molecule and its mirror image\n"
     "      (a gap, logP, TPSA): predictions of chiral molecules are then averaged with their mirror image.\n"
     "\n"
+    "  distill --teacher MODEL --labels FILE.csv --output DIR [--input FILE[,FILE...]] [--label-weight W (0.5)]\n"
+    "          [--holdout-similarity S] [--teacher-threads N] [train's architecture, training, split, memory\n"
+    "          and MODEL OPTIONS]\n"
+    "      Trains a student (usually smaller and faster) on the teacher's predictions of every output for the\n"
+    "      labelled file's training molecules and the molecules of --input (any format predict reads, e.g. a\n"
+    "      larger unlabelled set): target = (1-W) x teacher + W x label where a label exists. Validation, test\n"
+    "      and trust use the true labels; the split is the teacher's split.csv unless --split/--split-file is\n"
+    "      given. Unlabelled molecules already in the labelled file, repeated, or with Tanimoto >= S (the\n"
+    "      split's --cluster-similarity, 0.65) to a validation, calibration or test molecule are left out.\n"
+    "      The teacher's predictions are kept in DIR/teacher.csv; --resume reuses them (same targets).\n"
+    "\n"
     "  evaluate --input FILE.csv [--targets COL[,COL...]] [MODEL OPTIONS] [SPLIT OPTIONS] [INPUT OPTIONS]\n"
     "      Validation and test MAE of the model next to three baselines fitted on the training subset\n"
     "      (mean; ridge on Morgan fingerprints; 5-NN Tanimoto), and test MAE by molecule size, on the\n"
@@ -387,6 +398,7 @@ int main(int argc, char** argv) {
   if (command == "train") return gs::app::trainCommand(argc, argv);
   if (command == "evaluate") return evaluateCommand(argc, argv);
   if (command == "calibrate") return gs::app::calibrateCommand(argc, argv);
+  if (command == "distill") return gs::app::distillCommand(argc, argv);
   if (command == "bench") return benchCommand(argc, argv);
   if (command == "explain") return explainCommand(argc, argv);
   if (command == "screen") return gs::app::screenCommand(argc, argv);

@@ -54,6 +54,7 @@ int fail(const std::string& message);
 // `train` and `calibrate` (cli_train.cpp).
 int trainCommand(int argc, char** argv);
 int calibrateCommand(int argc, char** argv);
+int distillCommand(int argc, char** argv);
 // `screen plan|run|work|status|merge` (cli_screen.cpp).
 int screenCommand(int argc, char** argv);
 // `serve` (cli_serve.cpp).

@@ -1,10 +1,12 @@
-// graphormer-cli train and calibrate: flags read into jobs::TrainJobOptions / CalibrateJobOptions.
+// graphormer-cli train, distill and calibrate: flags read into jobs::TrainJobOptions / CalibrateJobOptions.
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 
 #include "cli_args.h"
 #include "cli_options.h"
+#include "jobs/distill_job.h"
 #include "jobs/train_job.h"
 #include "jobs/trust_builder.h"
 
@@ -73,55 +75,52 @@ void printSummary(const jobs::TrainJobOptions& o, const jobs::TrainJobSummary& s
     std::cerr << "note: no calibration fold (--calibration-fraction 0): the model has no trust data\n";
 }
 
-}  // namespace
-
-int trainCommand(int argc, char** argv) {
-  CliArgs args;
-  std::string error;
+// The flags train and distill share: the run's output, architecture, training options, split,
+// snapshots, memory budget and model flags (device, precision, threads, batch size).
+FlagSet trainJobFlags() {
   const FlagSet own{
-      {"--input",       "--targets",       "--output",    "--preset",      "--layers",           "--dim",
-       "--heads",       "--ffn",           "--epochs",    "--lr",          "--checkpoint-ratio", "--loss",
-       "--patience",    "--freeze-layers", "--lora-rank", "--lora-alpha",  "--warmup",           "--weight-decay",
-       "--clip-norm",   "--schedule",      "--units",     "--description", "--snapshots",        "--snapshot-epochs",
-       "--snapshot-lr", "--micro-batch"},
-      {"--reset-head", "--resume", "--fit-precision", "--mirror-invariant"}};
+      {"--output",      "--preset",        "--layers",    "--dim",         "--heads",            "--ffn",
+       "--epochs",      "--lr",            "--checkpoint-ratio", "--loss",  "--patience",         "--freeze-layers",
+       "--lora-rank",   "--lora-alpha",    "--warmup",    "--weight-decay", "--clip-norm",        "--schedule",
+       "--description", "--snapshots",     "--snapshot-epochs", "--snapshot-lr", "--micro-batch"},
+      {"--reset-head", "--resume", "--fit-precision"}};
+  return own + modelFlags() + inputFlags() + splitFlags();
+}
+
+bool readTrainJob(const CliArgs& args, jobs::TrainJobOptions* o, gs::predict::PredictorOptions* po,
+                  std::string* error) {
   ModelFlagRules rules;
   rules.gradients = true;
-  gs::predict::PredictorOptions po;
-  jobs::TrainJobOptions o;
-  auto& t = o.train;
-  if (!parseFlags(args, argc, argv, own + modelFlags() + inputFlags() + splitFlags(), &error) ||
-      !readModelFlags(args, rules, &po, &error) || !readInputFlags(args, &o.reader, &po, &error) ||
-      !readSplitFlags(args, &o.split, &error) || !readArchitecture(args, &o.config, &error) ||
-      !readTrainOptions(args, &t, &error) || !args.getInt("--snapshots", 5, 0, 100, &o.snapshots, &error) ||
-      !args.getInt("--snapshot-epochs", 2, 1, 1000, &o.snapshot_epochs, &error) ||
-      !args.getDouble("--snapshot-lr", 0.0, 1.0, &o.snapshot_lr, &error))
-    return fail(error);
-  o.input = args.get("--input");
-  o.output_dir = args.get("--output");
-  o.targets = splitList(args.get("--targets"));
-  if (o.input.empty() || o.output_dir.empty() || o.targets.empty())
-    return fail("train needs --input, --targets and --output");
-  if (args.has("--model") || args.has("--adapter")) o.model = po.model;
-  t.device = po.session.device;
-  t.threads = po.session.threads;
-  t.precision = po.session.precision;
+  auto& t = o->train;
+  if (!readModelFlags(args, rules, po, error) || !readInputFlags(args, &o->reader, po, error) ||
+      !readSplitFlags(args, &o->split, error) || !readArchitecture(args, &o->config, error) ||
+      !readTrainOptions(args, &t, error) || !args.getInt("--snapshots", 5, 0, 100, &o->snapshots, error) ||
+      !args.getInt("--snapshot-epochs", 2, 1, 1000, &o->snapshot_epochs, error) ||
+      !args.getDouble("--snapshot-lr", 0.0, 1.0, &o->snapshot_lr, error))
+    return false;
+  o->output_dir = args.get("--output");
+  if (args.has("--model") || args.has("--adapter")) o->model = po->model;
+  t.device = po->session.device;
+  t.threads = po->session.threads;
+  t.precision = po->session.precision;
   int budget_mib = 0;
-  if (!args.getInt("--batch-size", 32, 1, 65536, &t.batch_size, &error) ||
-      !args.getInt("--memory-budget-mib", 0, 0, 1 << 24, &budget_mib, &error) ||
-      !args.getInt("--micro-batch", 0, 0, 65536, &t.micro_batch, &error))
-    return fail(error);
-  o.memory_budget_mib = budget_mib;
-  o.fit_precision = args.has("--fit-precision");
-  if (o.fit_precision && budget_mib == 0)
-    return fail("--fit-precision chooses the precision that fits --memory-budget-mib: give a budget");
-  t.seed = o.split.seed;
-  o.init_seed = t.seed;
-  o.featurize.parse = po.parse;
-  o.featurize.atom_order = po.atom_order;
-  o.target_units = splitList(args.get("--units"));
-  o.description = args.get("--description");
-  o.mirror_invariant = args.has("--mirror-invariant");
+  if (!args.getInt("--batch-size", 32, 1, 65536, &t.batch_size, error) ||
+      !args.getInt("--memory-budget-mib", 0, 0, 1 << 24, &budget_mib, error) ||
+      !args.getInt("--micro-batch", 0, 0, 65536, &t.micro_batch, error))
+    return false;
+  o->memory_budget_mib = budget_mib;
+  o->fit_precision = args.has("--fit-precision");
+  if (o->fit_precision && budget_mib == 0)
+    return *error = "--fit-precision chooses the precision that fits --memory-budget-mib: give a budget", false;
+  t.seed = o->split.seed;
+  o->init_seed = t.seed;
+  o->featurize.parse = po->parse;
+  o->featurize.atom_order = po->atom_order;
+  o->description = args.get("--description");
+  return true;
+}
+
+engine::TrainCallbacks consoleCallbacks() {
   engine::TrainCallbacks callbacks;
   std::signal(SIGINT, onInterrupt);
   std::signal(SIGTERM, onInterrupt);
@@ -135,14 +134,82 @@ int trainCommand(int argc, char** argv) {
       std::cerr << "epoch " << r.epoch << ": train loss " << r.train_loss << ", valid MAE " << r.valid_mae << " ("
                 << r.seconds << " s)" << (r.improved ? " *" : "") << "\n";
   };
-  auto summary = jobs::runTrain(o, callbacks);
+  return callbacks;
+}
+
+int interrupted(const std::string& command, const std::string& dir) {
+  std::cerr << command << ": interrupted; the run's state is in " << dir
+            << ": the same command with --resume continues it\n";
+  return 130;
+}
+
+// The teacher's split.csv when the user named no split: the student is then tested on molecules
+// the teacher never trained on.
+void teacherSplitByDefault(const CliArgs& args, const std::string& teacher, jobs::TrainJobOptions* o) {
+  if (args.has("--split") || args.has("--split-file")) return;
+  auto resolved = bundle::resolveModel(bundle::ModelSource{teacher, {}});
+  if (!resolved.isOk()) return;
+  const auto split = std::filesystem::path(resolved->weights).parent_path() / "split.csv";
+  std::error_code ec;
+  if (!std::filesystem::exists(split, ec)) return;
+  o->split.file = split.string();
+  std::cerr << "distill: using the teacher's split " << o->split.file << " (give --split or --split-file to change)\n";
+}
+
+}  // namespace
+
+int trainCommand(int argc, char** argv) {
+  CliArgs args;
+  std::string error;
+  gs::predict::PredictorOptions po;
+  jobs::TrainJobOptions o;
+  if (!parseFlags(args, argc, argv, trainJobFlags() + FlagSet{{"--input", "--targets", "--units"}, {"--mirror-invariant"}},
+                  &error) ||
+      !readTrainJob(args, &o, &po, &error))
+    return fail(error);
+  o.input = args.get("--input");
+  o.targets = splitList(args.get("--targets"));
+  if (o.input.empty() || o.output_dir.empty() || o.targets.empty())
+    return fail("train needs --input, --targets and --output");
+  o.target_units = splitList(args.get("--units"));
+  o.mirror_invariant = args.has("--mirror-invariant");
+  auto summary = jobs::runTrain(o, consoleCallbacks());
   if (!summary.isOk()) return fail(summary.status().toString());
-  if (summary->training.cancelled) {
-    std::cerr << "train: interrupted; the run's state is in " << o.output_dir
-              << ": the same command with --resume continues it\n";
-    return 130;
-  }
+  if (summary->training.cancelled) return interrupted("train", o.output_dir);
   printSummary(o, summary.value());
+  return 0;
+}
+
+int distillCommand(int argc, char** argv) {
+  CliArgs args;
+  std::string error;
+  gs::predict::PredictorOptions po;
+  jobs::DistillJobOptions d;
+  auto& o = d.student;
+  const FlagSet own{{"--teacher", "--input", "--labels", "--label-weight", "--holdout-similarity", "--teacher-threads"},
+                    {}};
+  if (!parseFlags(args, argc, argv, trainJobFlags() + own, &error) || !readTrainJob(args, &o, &po, &error) ||
+      !args.getDouble("--label-weight", 0.0, 1.0, &d.label_weight, &error) ||
+      !args.getDouble("--holdout-similarity", 0.0, 2.0, &d.holdout_similarity, &error) ||
+      !args.getInt("--teacher-threads", 0, 0, 4096, &d.teacher_threads, &error))
+    return fail(error);
+  d.teacher.path = args.get("--teacher");
+  d.unlabelled = splitList(args.get("--input"));
+  d.unlabelled_reader = o.reader;
+  o.input = args.get("--labels");
+  if (!args.has("--teacher") || o.input.empty() || o.output_dir.empty())
+    return fail("distill needs --teacher MODEL, --labels FILE.csv (the true labels) and --output DIR");
+  teacherSplitByDefault(args, d.teacher.path, &o);
+  auto summary = jobs::runDistill(d, consoleCallbacks());
+  if (!summary.isOk()) return fail(summary.status().toString());
+  if (summary->student.training.cancelled) return interrupted("distill", o.output_dir);
+  std::cerr << "distill: teacher labelled " << summary->teacher_predicted << " molecules in "
+            << summary->teacher_seconds << " s (" << summary->teacher_cached << " from its cache); "
+            << summary->added << " unlabelled molecules added\n";
+  for (size_t j = 0; j < summary->targets.size() && j < summary->teacher_test_mae.size(); ++j)
+    std::cerr << summary->targets[j] << ": teacher test MAE " << summary->teacher_test_mae[j] << "\n";
+  o.targets = summary->targets;
+  printSummary(o, summary->student);
   return 0;
 }
 

@@ -42,7 +42,7 @@ for line in sys.stdin:
     if ! cmake --build build-gpu --target gpu_check -j "$(nproc)" "${keep[@]}" > "$out/build.log" 2>&1; then
       grep -E "error|FAILED" "$out/build.log" | head -60 || tail -40 "$out/build.log"; exit 1
     fi
-    timeout "${GPU_CHECK_SECONDS:-360}" build-gpu/bench/gpu_check --model resources/models/default \
+    timeout "${GPU_CHECK_SECONDS:-360}" build-gpu/bench/gpu_check --model resources/models/accurate \
       --molecules gpu-input/molecules.jsonl --out "$out/gpu-check.json" --device cuda 2>&1 | tee "$out/run.log"
     ;;
   *)

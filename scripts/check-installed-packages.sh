@@ -60,8 +60,8 @@ graphormer-cli predict --input "$example" --output /tmp/installed.csv --quiet 2>
 head -4 /tmp/installed.csv | cut -c1-120
 ok=$(awk -F, 'NR > 1 && $5 == "ok"' /tmp/installed.csv | wc -l)
 [ "$ok" -gt 0 ] || fail "predict gave no 'ok' row"
-grep -q '/usr/share/graphormer-studio/models/default' /tmp/installed.csv.json || fail "the run record does not name the installed default model"
-echo "predict: $ok ok rows with /usr/share/graphormer-studio/models/default"
+grep -q '/usr/share/graphormer-studio/models/accurate' /tmp/installed.csv.json || fail "the run record does not name the installed default model"
+echo "predict: $ok ok rows with /usr/share/graphormer-studio/models/accurate"
 
 step "3. manual pages and bash completion"
 for page in graphormer-cli graphormer-studio graphormer-screen-mpi; do

@@ -17,6 +17,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "common/resources.h"
 #include "qcustomplot_include.h"
 
 namespace gs::ui {
@@ -40,12 +41,18 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   modes_->setToolTip(
       tr("The modes to measure, comma-separated: a precision (fp32, bf16, fp16 or int8), optionally +ckpt=R "
          "(the share of layers recomputed instead of stored, 0 to 1) and +bs=N (molecules per batch). "
-         "Example: bf16+ckpt=0.5+bs=64. The same syntax as graphormer-cli bench --modes."));
+         "Example: bf16+ckpt=0.5+bs=64; bf16@fast runs the bundled fast model instead (a name or a path). "
+         "The same syntax as graphormer-cli bench --modes."));
   auto* classic = new QPushButton(tr("Classic modes"));
   classic->setToolTip(tr("FP32, mixed precision (BF16), checkpointing, both, and INT8"));
   connect(classic, &QPushButton::clicked, this, [this] { modes_->setText(QString::fromLatin1(kClassic)); });
   auto* sweep = new QPushButton(tr("Batch-size sweep"));
   connect(sweep, &QPushButton::clicked, this, [this] { modes_->setText(QString::fromLatin1(kBatchSweep)); });
+  auto* models = new QPushButton(tr("Models"));
+  models->setObjectName(QStringLiteral("modelsPreset"));
+  models->setToolTip(tr("Every bundled model (accurate, fast) in FP32 and BF16 on the current molecules: speed, "
+                        "memory and how far each differs from the loaded model, in each property's unit"));
+  connect(models, &QPushButton::clicked, this, [this] { modes_->setText(modelsPreset()); });
   workload_ = new QComboBox;
   workload_->addItem(tr("Inference (prediction)"), QStringLiteral("inference"));
   workload_->addItem(tr("Forward + backward (fine-tuning)"), QStringLiteral("train"));
@@ -66,7 +73,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
                     "Checkpointing changes memory only in the fine-tuning workload."));
   status_->setWordWrap(true);
   auto* layout = new QVBoxLayout(this);
-  layout->addLayout(buildForm(classic, sweep));
+  layout->addLayout(buildForm({classic, sweep, models}));
   layout->addWidget(buildCharts(), 1);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(status_, 1);
@@ -77,12 +84,20 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   redraw();
 }
 
-QLayout* CompareView::buildForm(QWidget* classic, QWidget* sweep) {
+QString CompareView::modelsPreset() {
+  std::vector<std::string> names;
+  for (const auto& m : bundledModels()) names.push_back(m.name);
+  QStringList modes;
+  for (const auto& mode : engine::modelModes(names, 0))
+    modes << QString::fromStdString(mode.label()).remove(QStringLiteral("+bs=0"));
+  return modes.join(QLatin1Char(','));
+}
+
+QLayout* CompareView::buildForm(const std::vector<QWidget*>& presets) {
   auto* form = new QFormLayout;
   auto* mode_row = new QHBoxLayout;
   mode_row->addWidget(modes_, 1);
-  mode_row->addWidget(classic);
-  mode_row->addWidget(sweep);
+  for (QWidget* preset : presets) mode_row->addWidget(preset);
   form->addRow(tr("Modes"), mode_row);
   auto* opts = new QHBoxLayout;
   opts->addWidget(workload_);

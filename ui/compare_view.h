@@ -47,7 +47,9 @@ class CompareView final : public QWidget {
   void cancelRequested();
 
  private:
-  QLayout* buildForm(QWidget* classic, QWidget* sweep);
+  QLayout* buildForm(const std::vector<QWidget*>& presets);
+  // "fp32@accurate,bf16@accurate,fp32@fast,bf16@fast": every bundled model in FP32 and BF16.
+  static QString modelsPreset();
   QWidget* buildCharts();
   void connectActions(QPushButton* export_csv, QPushButton* export_png);
   void fitTableToRows();

@@ -305,7 +305,7 @@ QWidget* MainWindow::buildRunPanel() {
   layout->setContentsMargins(0, 0, 0, 0);
   model_card_ = new ModelCardView;
   connect(model_card_, &ModelCardView::openRequested, this, &MainWindow::openModel);
-  connect(model_card_, &ModelCardView::defaultRequested, this, [this] { loadModel({}); });
+  connect(model_card_, &ModelCardView::bundledRequested, this, &MainWindow::loadModel);
   settings_ = new SettingsPanel;
   run_ = new QPushButton(tr("Predict  (Ctrl+Enter)"));
   run_->setDefault(true);

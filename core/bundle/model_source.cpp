@@ -74,6 +74,14 @@ Result<std::string> resolveWeightsFile(const std::string& path) {
   return Status(StatusCode::InvalidArgument, "directory '" + path + "' holds several checkpoints; name the file");
 }
 
+namespace {
+std::string bundledNames() {
+  std::string names;
+  for (const auto& m : bundledModels()) names += (names.empty() ? "" : ", ") + m.name;
+  return names.empty() ? "none installed" : names;
+}
+}  // namespace
+
 Result<ResolvedModel> resolveModel(const ModelSource& source) {
   ResolvedModel r;
   std::string base = source.path;
@@ -81,6 +89,14 @@ Result<ResolvedModel> resolveModel(const ModelSource& source) {
     base = defaultModelPath();
     r.bundled_default = true;
     if (base.empty()) return Status(StatusCode::IoError, "no model given and the bundled default model was not found");
+  }
+  std::error_code ec;
+  if (!r.bundled_default && !fs::exists(base, ec)) {
+    const std::string named = bundledModelPath(base);  // "--model fast"
+    if (named.empty())
+      return Status(StatusCode::IoError, "model path '" + base + "' does not exist, and no bundled model has that name (" +
+                                             bundledNames() + ")");
+    base = named;
   }
   r.adapter = source.adapter;
   if (r.adapter.empty()) {
@@ -94,7 +110,6 @@ Result<ResolvedModel> resolveModel(const ModelSource& source) {
   auto weights = resolveWeightsFile(base);
   if (!weights.isOk()) return weights.status();
   r.weights = weights.value();
-  std::error_code ec;
   const fs::path config = fs::path(r.weights).parent_path() / kConfigFile;
   if (fs::exists(config, ec)) r.config = config.string();
   return r;

@@ -2,7 +2,8 @@
 // What "a model" means to every command and the app, in one place and without LibTorch.
 //
 // A ModelSource is what the user names: a path (a model directory, a weights file, a LoRA adapter
-// file or a training run's directory holding only an adapter; "" = the bundled default model) and
+// file or a training run's directory holding only an adapter; the name of a bundled model such as
+// "fast" (common/resources.h) when no file of that name exists; "" = the bundled default model) and
 // optionally an adapter to apply on top. resolveModel turns it into the files loading reads:
 //   - a directory: model.safetensors, else pytorch_model.bin, else its single .pt/.pth/.safetensors;
 //   - a directory with adapter.safetensors and no model weights, or an adapter file given as the

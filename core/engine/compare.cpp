@@ -220,12 +220,14 @@ std::string CompareMode::label() const {
   out << tensor::precisionName(precision);
   if (checkpoint_ratio > 0) out << "+ckpt=" << checkpoint_ratio;
   out << "+bs=" << batch_size;
+  if (!model.empty()) out << "@" << model;
   return out.str();
 }
 
 std::string CompareMode::description(const char* separator) const {
   static const char* kPrecisionWords[] = {"FP32", "BF16 mixed precision", "FP16 mixed precision", "INT8 weights"};
   std::ostringstream out;
+  if (!model.empty()) out << "model " << model << separator;
   out << kPrecisionWords[static_cast<int>(precision)];
   if (checkpoint_ratio >= 1.0) {
     out << separator << "every layer recomputed";
@@ -244,13 +246,19 @@ Result<std::vector<CompareMode>> parseModes(const std::string& list, int default
     if (item.empty()) continue;
     CompareMode m;
     m.batch_size = default_batch;
+    if (const auto at = item.find('@'); at != std::string::npos) {
+      m.model = item.substr(at + 1);
+      if (m.model.empty())
+        return Status(StatusCode::InvalidArgument, "mode '" + item + "': name a model after '@' (e.g. bf16@fast)");
+      item.resize(at);
+    }
     std::istringstream parts(item);
     std::string part;
     bool first = true;
     while (std::getline(parts, part, '+')) {
       auto bad = [&] {
         return Status(StatusCode::InvalidArgument,
-                      "mode '" + item + "': cannot read '" + part + "' (PRECISION[+ckpt=R][+bs=N])");
+                      "mode '" + item + "': cannot read '" + part + "' (PRECISION[+ckpt=R][+bs=N][@MODEL])");
       };
       if (first) {
         auto precision = tensor::parsePrecision(part);
@@ -283,6 +291,32 @@ std::vector<CompareMode> presetModes(int batch_size) {
           {tensor::Precision::BF16, 1.0, batch_size},
           {tensor::Precision::INT8, 0.0, batch_size}};
 }
+
+std::vector<CompareMode> modelModes(const std::vector<std::string>& models, int batch_size) {
+  std::vector<CompareMode> modes;
+  for (const auto& name : models)
+    for (auto precision : {tensor::Precision::FP32, tensor::Precision::BF16})
+      modes.push_back({precision, 0.0, batch_size, name});
+  return modes;
+}
+
+namespace {
+
+// The model a mode runs: the one compared, or another one of options.models with the same outputs.
+Result<const model::LoadedModel*> modelOfMode(const model::LoadedModel& compared, const CompareMode& mode,
+                                               const CompareOptions& options) {
+  if (mode.model.empty()) return &compared;
+  const auto it = options.models.find(mode.model);
+  if (it == options.models.end() || !it->second)
+    return Status(StatusCode::InvalidArgument, "model '" + mode.model + "' was not loaded for the comparison");
+  if (it->second->metadata.target_names != compared.metadata.target_names ||
+      it->second->config.num_classes != compared.config.num_classes)
+    return Status(StatusCode::InvalidArgument,
+                  "model '" + mode.model + "' predicts other outputs than the model compared: no |Δ| to measure");
+  return it->second.get();
+}
+
+}  // namespace
 
 Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
                                               const std::vector<const graph::Featurized*>& molecules,
@@ -319,7 +353,6 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
   Memory memory;
   memory.tracker = cb.memory ? cb.memory : std::make_shared<tensor::TensorMemoryTracker>();
   memory.cuda_device = device.is_cuda() ? device.index() < 0 ? 0 : device.index() : -1;
-  const Run run{model, molecules, options, so, collate, device, memory, cb};
   std::vector<ModeResult> results;
   for (size_t k = 0; k < options.modes.size(); ++k) {
     if (cb.cancelled && cb.cancelled()) return Status(StatusCode::Cancelled, "comparison cancelled");
@@ -330,6 +363,14 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
     r.workload = options.workload;
     r.molecules = static_cast<int64_t>(molecules.size());
     r.status = modeAvailable(mode, options);
+    const model::LoadedModel* mode_model = &model;
+    if (r.status.isOk()) {
+      auto other = modelOfMode(model, mode, options);
+      if (other.isOk())
+        mode_model = other.value();
+      else
+        r.status = other.status();
+    }
     const Outputs* ref = nullptr;
     if (r.status.isOk()) {
       auto got_ref = reference(mode.batch_size);
@@ -343,11 +384,12 @@ Result<std::vector<ModeResult>> runComparison(const model::LoadedModel& model,
       if (cb.mode_done) cb.mode_done(r);
       continue;
     }
+    const Run mode_run{*mode_model, molecules, options, so, collate, device, memory, cb};
     std::vector<double> times;
     Outputs got;
     try {
-      got = options.workload == Workload::Inference ? timeInference(run, mode, r, times)
-                                                    : timeTraining(run, mode, r, times);
+      got = options.workload == Workload::Inference ? timeInference(mode_run, mode, r, times)
+                                                    : timeTraining(mode_run, mode, r, times);
     } catch (const c10::Error& e) {
       r.status = Status(StatusCode::Internal, std::string(e.what_without_backtrace()).substr(0, 300));
     } catch (const std::bad_alloc&) {

@@ -7,6 +7,7 @@
 //
 // Thread-safety: one thread runs a comparison; callbacks run on it.
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,16 +31,22 @@ struct CompareMode {
   tensor::Precision precision = tensor::Precision::FP32;
   double checkpoint_ratio = 0.0;
   int batch_size = 32;
-  std::string label() const;  // "bf16+ckpt=0.5+bs=64" (the parts that differ from the defaults)
+  // Another model to run instead of the one compared ("" = that one): a bundled model's name or a
+  // path (CompareOptions::models holds it loaded). Its |Δ| is then the difference between the two
+  // models' predictions, in each output's unit.
+  std::string model;
+  std::string label() const;  // "bf16+ckpt=0.5+bs=64", "+@fast" for another model
   // The same in words, for people: "BF16 mixed precision · 50 % of layers recomputed · batch 64".
   std::string description(const char* separator = " · ") const;
 };
 
-// "fp32,bf16+ckpt=0.5,int8+bs=64": PRECISION[+ckpt=R][+bs=N], comma-separated; N defaults to
-// `default_batch`.
+// "fp32,bf16+ckpt=0.5,int8+bs=64,bf16@fast": PRECISION[+ckpt=R][+bs=N][@MODEL], comma-separated;
+// N defaults to `default_batch`.
 Result<std::vector<CompareMode>> parseModes(const std::string& list, int default_batch = 32);
 // The four classic modes (FP32, mixed precision, checkpointing, both) plus INT8.
 std::vector<CompareMode> presetModes(int batch_size = 32);
+// FP32 and BF16 of each model named (the "models" preset: e.g. the bundled accurate and fast).
+std::vector<CompareMode> modelModes(const std::vector<std::string>& models, int batch_size = 32);
 
 struct CompareOptions {
   std::vector<CompareMode> modes;
@@ -48,6 +55,8 @@ struct CompareOptions {
   int repeats = 3;  // timed passes; the median is reported
   std::string device = "cpu";
   int threads = 0;
+  // The other models the modes name (CompareMode::model), loaded; each must predict the same outputs.
+  std::map<std::string, std::shared_ptr<const model::LoadedModel>> models;
 };
 
 struct ModeResult {

@@ -1,5 +1,7 @@
 #include "engine/train_state.h"
 
+#include <limits>
+
 #include "bundle/config.h"
 #include "common/atomic_file.h"
 #include "common/json_writer.h"
@@ -35,7 +37,8 @@ Result<TrainState> readState(const std::string& path) {
   s.epoch = int(e->asInteger());
   s.best_epoch = int(be->asInteger());
   s.since_best = int(sb->asInteger());
-  s.best = b->asNumber();
+  // No epoch validated yet: JSON has no infinity, the writer wrote null for it.
+  s.best = b->isNumber() ? b->asNumber() : std::numeric_limits<double>::infinity();
   if (const auto* v = json->find("step")) s.step = int(v->asInteger());
   if (const auto* v = json->find("loss_sum")) s.loss_sum = v->asNumber();
   if (const auto* v = json->find("micro_batch")) s.micro_batch = int(v->asInteger());

@@ -15,6 +15,12 @@ Result<std::vector<engine::ModeResult>> compareModes(const predict::Predictor& p
     if (r.features) mols.push_back(&*r.features);
   options.device = predictor.options().session.device;
   options.threads = predictor.options().session.threads;
+  for (const auto& mode : options.modes) {
+    if (mode.model.empty() || options.models.count(mode.model)) continue;
+    auto other = model::openModel(bundle::ModelSource{mode.model, {}});
+    if (!other.isOk()) return Status(other.status().code(), "mode '" + mode.label() + "': " + other.status().message());
+    options.models[mode.model] = std::make_shared<const model::LoadedModel>(std::move(other.value()));
+  }
   return engine::runComparison(predictor.model(), mols, options, callbacks);
 }
 

@@ -30,6 +30,7 @@ struct BenchJobSummary {
 
 Result<BenchJobSummary> runBench(const BenchJobOptions& options, const engine::CompareCallbacks& callbacks = {});
 // The comparison on molecules of an open predictor (the app's Compare tab on its current input).
+// Modes that name another model (bf16@fast) load it first (a bundled name or a path).
 Result<std::vector<engine::ModeResult>> compareModes(const predict::Predictor& predictor,
                                                      const std::vector<chem::MoleculeRow>& rows,
                                                      engine::CompareOptions options,

@@ -8,6 +8,7 @@
 #include "engine/train_memory.h"
 #include "engine/trainer.h"
 #include "jobs/output_check.h"
+#include "jobs/train_run.h"
 #include "jobs/trust_builder.h"
 #include "model/loader.h"
 #include "model/lora.h"
@@ -54,8 +55,8 @@ Status replaceHead(model::LoadedModel& m, int outputs, uint64_t seed) {
   return Status::ok();
 }
 
-// The model to train: the given one (with the LoRA spec of its adapter-to-be) or a fresh one from
-// the configuration, with the job's target names, units, description and collation recorded.
+}  // namespace
+
 Result<model::LoadedModel> modelToTrain(const TrainJobOptions& options, bool lora, model::LoraSpec& spec,
                                         std::string* head_note) {
   model::LoadedModel model;
@@ -106,10 +107,6 @@ Result<model::LoadedModel> modelToTrain(const TrainJobOptions& options, bool lor
   return model;
 }
 
-struct Folds {
-  std::vector<engine::TrainExample> train, valid, calib, test;
-};
-
 Folds foldsOf(const LabelledData& data, const std::vector<data::Subset>& split) {
   Folds f;
   for (size_t i = 0; i < data.rows.size(); ++i) {
@@ -124,7 +121,8 @@ Folds foldsOf(const LabelledData& data, const std::vector<data::Subset>& split) 
   return f;
 }
 
-Status checkTrainOptions(const TrainJobOptions& options) {
+Status checkTrainOptions(const TrainJobOptions& options, const std::vector<std::string>& more_outputs,
+                         const std::vector<std::string>& more_inputs) {
   if (options.output_dir.empty()) return Status(StatusCode::InvalidArgument, "an output directory is needed");
   const bool lora = options.train.lora_rank > 0;
   if (lora && !options.model)
@@ -138,8 +136,13 @@ Status checkTrainOptions(const TrainJobOptions& options) {
   auto outputs = engine::Trainer::checkpointFiles(options.output_dir);
   for (const char* name : {"split.csv", bundle::kWeightsFile, bundle::kAdapterFile, bundle::kTrustFile})
     outputs.push_back(options.output_dir + "/" + name);
-  return checkOutputs(outputs, {options.input}, options.model);
+  outputs.insert(outputs.end(), more_outputs.begin(), more_outputs.end());
+  std::vector<std::string> inputs{options.input};
+  inputs.insert(inputs.end(), more_inputs.begin(), more_inputs.end());
+  return checkOutputs(outputs, inputs, options.model);
 }
+
+namespace {
 
 // The snapshot ensemble, saved as <output>/snapshots/<k>; returns the member directories.
 Result<std::vector<std::string>> trainSnapshots(const TrainJobOptions& options, engine::Trainer& trainer,
@@ -202,26 +205,20 @@ Status exportModel(const std::string& run_dir, const std::string& destination) {
   return Status::ok();
 }
 
-Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks) {
-  if (Status s = checkTrainOptions(options); !s.isOk()) return s;
-  const bool lora = options.train.lora_rank > 0;
-  model::LoraSpec spec;
-  std::string head_note;
-  auto prepared = modelToTrain(options, lora, spec, &head_note);
-  if (!prepared.isOk()) return prepared.status();
-  if (!head_note.empty()) note(callbacks, head_note);
-  model::LoadedModel model = std::move(prepared.value());
-
-  const bool with_trust = options.split.calib_fraction > 0;
+LabelledDataOptions labelledDataOptions(const TrainJobOptions& options, const bundle::GraphormerConfig& config) {
   LabelledDataOptions read;
   read.input = options.input;
   read.targets = options.targets;
   read.reader = options.reader;
-  read.featurize =
-      chem::FeaturizeOptions::forModel(model.config, options.featurize.parse, options.featurize.atom_order);
-  read.featurize.domain = with_trust;
+  read.featurize = chem::FeaturizeOptions::forModel(config, options.featurize.parse, options.featurize.atom_order);
+  read.featurize.domain = options.split.calib_fraction > 0;
   read.scaffolds = options.split.kind == data::SplitKind::Scaffold;
   read.fingerprints = options.split.kind == data::SplitKind::Cluster;
+  return read;
+}
+
+Result<SplitData> readAndSplit(const LabelledDataOptions& read, const data::SplitOptions& split_options,
+                               const engine::TrainCallbacks& callbacks) {
   // Reading, featurizing and a cluster split of a large file take minutes before the first step:
   // each is reported with its time, so a user sees the run is working.
   const auto read_start = std::chrono::steady_clock::now();
@@ -230,14 +227,21 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::T
   note(callbacks, "read " + std::to_string(data->rows_read) + " rows (" + std::to_string(data->rows.size()) +
                       " usable) and featurized them in " + secondsSince(read_start));
   const auto split_start = std::chrono::steady_clock::now();
-  auto split = splitLabelled(data.value(), options.split);
+  auto split = splitLabelled(data.value(), split_options);
   if (!split.isOk()) return split.status();
   note(callbacks, "split the molecules in " + secondsSince(split_start));
+  SplitData out;
+  out.data = std::move(data.value());
+  out.split = std::move(split.value());
+  return out;
+}
 
+Result<TrainJobSummary> trainFolds(const TrainJobOptions& options, model::LoadedModel model, const SplitData& split,
+                                   const Folds& folds, const model::LoraSpec* spec,
+                                   const engine::TrainCallbacks& callbacks) {
   TrainJobSummary summary;
-  summary.rows = data->rows_read;
-  summary.skipped = data->skipped;
-  const Folds folds = foldsOf(data.value(), split.value());
+  summary.rows = split.data.rows_read;
+  summary.skipped = split.data.skipped;
   if (folds.train.empty())
     return Status(StatusCode::InvalidArgument, "no usable training molecules in '" + options.input + "'");
   summary.train = static_cast<int64_t>(folds.train.size());
@@ -254,22 +258,21 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::T
   auto trained = trainer.fit(folds.train, folds.valid, callbacks);
   if (!trained.isOk()) return trained.status();
   summary.training = trained.value();
-  if (Status s = writeSplitFile(options.output_dir + "/split.csv", data.value(), split.value()); !s.isOk()) return s;
+  if (Status s = writeSplitFile(options.output_dir + "/split.csv", split.data, split.split); !s.isOk()) return s;
   if (!folds.valid.empty()) summary.valid_mae = trainer.evaluate(folds.valid);
   if (!folds.test.empty()) summary.test_mae = trainer.evaluate(folds.test);
-  auto written =
-      model::saveBundle(options.output_dir, *trainer.model().model, trainer.model().metadata, lora ? &spec : nullptr);
+  auto written = model::saveBundle(options.output_dir, *trainer.model().model, trainer.model().metadata, spec);
   if (!written.isOk()) return written.status();
   summary.model_path = written.value();
-  if (!with_trust || summary.training.cancelled) return summary;
+  if (options.split.calib_fraction <= 0 || summary.training.cancelled) return summary;
 
-  auto members = trainSnapshots(options, trainer, folds, lora ? &spec : nullptr, callbacks);
+  auto members = trainSnapshots(options, trainer, folds, spec, callbacks);
   if (!members.isOk()) return members.status();
   TrustBuildInputs tb;
   tb.model_dir = options.output_dir;
   tb.members = members.value();
-  tb.data = &data.value();
-  tb.split = &split.value();
+  tb.data = &split.data;
+  tb.split = &split.split;
   tb.split_options = options.split;
   tb.predictor.session.device = options.train.device;
   tb.predictor.session.threads = options.train.threads;
@@ -280,6 +283,20 @@ Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::T
   summary.distance_share = built->distance_share;
   summary.q90 = built->q90;
   return summary;
+}
+
+Result<TrainJobSummary> runTrain(const TrainJobOptions& options, const engine::TrainCallbacks& callbacks) {
+  if (Status s = checkTrainOptions(options); !s.isOk()) return s;
+  const bool lora = options.train.lora_rank > 0;
+  model::LoraSpec spec;
+  std::string head_note;
+  auto prepared = modelToTrain(options, lora, spec, &head_note);
+  if (!prepared.isOk()) return prepared.status();
+  if (!head_note.empty()) note(callbacks, head_note);
+  auto split = readAndSplit(labelledDataOptions(options, prepared->config), options.split, callbacks);
+  if (!split.isOk()) return split.status();
+  const Folds folds = foldsOf(split->data, split->split);
+  return trainFolds(options, std::move(prepared.value()), split.value(), folds, lora ? &spec : nullptr, callbacks);
 }
 
 }  // namespace gs::jobs

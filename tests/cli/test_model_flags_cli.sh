@@ -21,7 +21,7 @@ for cmd in "predict --output $tmp/p.csv" "explain --output $tmp/a.csv" "bench" "
   # shellcheck disable=SC2086
   expect_error "unknown precision 'fp8' (fp32, bf16, fp16 or int8)" -- $cmd --input "$input" --precision fp8
   # shellcheck disable=SC2086
-  expect_error "unknown device 'tpu'" -- $cmd --input "$input" --device tpu --model "$(dirname "$0")/../../resources/models/default"
+  expect_error "unknown device 'tpu'" -- $cmd --input "$input" --device tpu --model "$(dirname "$0")/../../resources/models/accurate"
   # shellcheck disable=SC2086
   expect_error "--threads expects an integer" -- $cmd --input "$input" --threads many
   # shellcheck disable=SC2086

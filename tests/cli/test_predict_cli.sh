@@ -67,7 +67,7 @@ if "$cli" predict --model "$fixture/postln" --input "$data/bad_input.smi" --outp
 # Without --model: the bundled default model (xTB gap in eV); benzene and ethanol in a plausible range.
 printf 'c1ccccc1 benzene\nCCO ethanol\nC1CC broken\n' > "$tmp/default.smi"
 "$cli" predict --input "$tmp/default.smi" --output "$tmp/d.csv" --quiet 2> "$tmp/d.txt" || { cat "$tmp/d.txt"; exit 1; }
-grep -q "resources/models/default" "$tmp/d.txt" || { cat "$tmp/d.txt"; exit 1; }
+grep -q "resources/models/accurate" "$tmp/d.txt" || { cat "$tmp/d.txt"; exit 1; }
 python3 - "$tmp/d.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))

@@ -115,12 +115,12 @@ TEST(Evaluate, BaselinesOnTheGapDataBeatTheMeanPredictor) {
 namespace gs {
 namespace {
 
-// The bundled default model (resources/models/default, see its MODEL.md) against the baselines
+// The bundled default model (resources/models/accurate, see its MODEL.md) against the baselines
 // on its own held-out test molecules: the cluster split it was trained with, read from its
 // split.csv, so the test molecules belong to Butina clusters the model never saw. Every property
 // must beat the 5 nearest training molecules, and the gap by a wide margin.
 TEST(DefaultModel, BeatsFiveNearestNeighboursOnEveryPropertyOfItsHeldOutClusters) {
-  const std::string dir = std::string(GS_SOURCE_DIR) + "/resources/models/default";
+  const std::string dir = std::string(GS_SOURCE_DIR) + "/resources/models/accurate";
   jobs::EvaluateJobOptions o;
   o.input = std::string(GS_SOURCE_DIR) + "/data/xtb_props_brics55k.csv.gz";
   o.with_model = true;
@@ -158,7 +158,7 @@ namespace {
 
 // Integrated gradients on the bundled model: completeness at 64 steps on NCI molecules.
 TEST(DefaultModel, IntegratedGradientsAreCompleteAt64Steps) {
-  auto model = model::loadModel(std::string(GS_SOURCE_DIR) + "/resources/models/default");
+  auto model = model::loadModel(std::string(GS_SOURCE_DIR) + "/resources/models/accurate");
   ASSERT_TRUE(model.isOk()) << model.status().toString();
   std::ifstream in("/usr/share/RDKit/Data/NCI/first_5K.smi");
   std::vector<graph::Featurized> graphs;

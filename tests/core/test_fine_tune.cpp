@@ -32,7 +32,7 @@ TEST(FineTune, TheDefaultModelTakesANewTargetOnItsOwnEncoder) {
   const auto dir = fs::temp_directory_path() / ("gs_fine_tune_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const std::string base_dir = std::string(GS_SOURCE_DIR) + "/resources/models/default";
+  const std::string base_dir = std::string(GS_SOURCE_DIR) + "/resources/models/accurate";
   auto base = model::loadModel(base_dir);
   ASSERT_TRUE(base.isOk()) << base.status().toString();
   ASSERT_GT(base->config.num_classes, 1) << "the bundled model predicts several properties";

@@ -21,7 +21,7 @@
 namespace gs {
 namespace {
 
-const std::string kDefaultModel = std::string(GS_SOURCE_DIR) + "/resources/models/default";
+const std::string kDefaultModel = std::string(GS_SOURCE_DIR) + "/resources/models/accurate";
 
 std::vector<data::RawRecord> records(int n) {
   std::ifstream in(std::string(GS_SOURCE_DIR) + "/data/xtb_gap_nci5k.csv");

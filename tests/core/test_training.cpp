@@ -4,9 +4,12 @@
 #include "core/model_fixture.h"
 #include "engine/activation_checkpoint.h"
 #include "engine/loss_scaler.h"
+#include "engine/train_state.h"
 #include "engine/trainer.h"
 #include "model/checkpoint.h"
 #include "tensor/collate.h"
+
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -241,6 +244,23 @@ TEST(Trainer, ResumingGivesTheSameWeightsAsAnUninterruptedRun) {
   for (const auto& [name, t] : resumed->tensors) worst = std::max(worst, (t - a.at(name)).abs().max().item<double>());
   EXPECT_EQ(worst, 0.0) << "resumed weights differ by up to " << worst;
   for (const char* d : {"gs_full", "gs_split"}) std::filesystem::remove_all(base / d);
+}
+
+// A run stopped before its first validation has no best epoch yet: resuming it must not read the
+// missing best error as 0 (no later epoch would then count as an improvement).
+TEST(TrainState, ABestErrorNotYetMeasuredSurvivesTheStateFile) {
+  const auto path = std::filesystem::temp_directory_path() / ("gs_state_" + std::to_string(::getpid()) + ".json");
+  engine::TrainState s;
+  s.step = 5;
+  ASSERT_TRUE(engine::writeState(path.string(), s).isOk());
+  auto back = engine::readState(path.string());
+  ASSERT_TRUE(back.isOk()) << back.status().toString();
+  EXPECT_TRUE(std::isinf(back->best)) << back->best;
+  EXPECT_EQ(back->step, 5);
+  s.best = 0.25;
+  ASSERT_TRUE(engine::writeState(path.string(), s).isOk());
+  EXPECT_DOUBLE_EQ(engine::readState(path.string())->best, 0.25);
+  std::filesystem::remove(path);
 }
 
 }  // namespace

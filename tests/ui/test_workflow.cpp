@@ -292,7 +292,7 @@ TEST(Help, GuideModelCardAndAboutSayWhatTheyShould) {
   ASSERT_NE(window, nullptr);
   EXPECT_TRUE(window->findChild<QTextBrowser*>()->toPlainText().contains(QLatin1String("Domain")));
   ModelCard card;
-  card.path = QString::fromStdString(std::string(GS_SOURCE_DIR) + "/resources/models/default/model.safetensors");
+  card.path = QString::fromStdString(std::string(GS_SOURCE_DIR) + "/resources/models/accurate/model.safetensors");
   EXPECT_TRUE(modelCardMarkdown(card).contains(QLatin1String("HOMO"))) << "the bundled MODEL.md";
   EXPECT_TRUE(aboutText(card).contains(QLatin1String("RDKit 20")));
 }
