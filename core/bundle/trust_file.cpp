@@ -50,11 +50,18 @@ std::string jsonStrings(const std::vector<std::string>& v) {
 std::map<std::string, Array> arraysOf(const TrustData& t) {
   std::map<std::string, Array> a;
   const auto n = t.reference.size();
-  const int64_t words = n ? static_cast<int64_t>(t.reference.fingerprints[0].words.size()) : 0;
-  std::vector<uint64_t> fp;
-  fp.reserve(static_cast<size_t>(n * words));
-  for (const auto& f : t.reference.fingerprints) fp.insert(fp.end(), f.words.begin(), f.words.end());
-  a["fingerprints"] = makeArray("U64", fp, {n, words});
+  // Fingerprints as their on-bit positions (a folded Morgan fingerprint has a few dozen of 2,048
+  // bits set: a third of the dense size).
+  std::vector<uint16_t> bits;
+  std::vector<int64_t> offsets{0};
+  for (const auto& f : t.reference.fingerprints) {
+    for (size_t w = 0; w < f.words.size(); ++w)
+      for (uint64_t word = f.words[w]; word; word &= word - 1)
+        bits.push_back(static_cast<uint16_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(word))));
+    offsets.push_back(static_cast<int64_t>(bits.size()));
+  }
+  a["fingerprint_bits"] = makeArray("U16", bits);
+  a["fingerprint_offsets"] = makeArray("I64", offsets);
   a["labels"] = makeArray("F32", t.reference.labels, {n, t.outputs});
   a["predictions"] = makeArray("F32", t.reference.predictions, {n, t.outputs});
   a["ids"] = joinStrings(t.reference.ids);
@@ -91,6 +98,9 @@ std::map<std::string, std::string> metadataOf(const TrustData& t, const std::str
           {"member_sha256", jsonStrings(t.member_sha256)},
           {"distance_share", num(t.sigma.distance_share)},
           {"neighbours", std::to_string(t.sigma.neighbours)},
+          {"fingerprint_length", std::to_string(t.reference.fingerprints.empty()
+                                                    ? 0
+                                                    : t.reference.fingerprints[0].words.size() * 64)},
           {"latent_scale", num(t.latent.scale)},
           {"max_heavy_atoms", std::to_string(t.domain.max_heavy_atoms)},
           {"similarity_borderline", num(t.domain.similarity_borderline)},
@@ -262,7 +272,7 @@ Result<std::vector<std::string>> TrustReader::split(const std::string& name, int
 
 Status readHeaderFields(const TrustReader& r, TrustData& t) {
   GS_TRY(version, r.number("version"));
-  if (version != kTrustVersion && version != 1)
+  if (version < 1 || version > kTrustVersion)
     return r.error("version " + std::to_string(static_cast<int>(version)) + " (this build reads version " +
                    std::to_string(kTrustVersion) + ")");
   GS_TRY(model_sha, r.meta("model_sha256"));
@@ -299,26 +309,51 @@ Status readHeaderFields(const TrustReader& r, TrustData& t) {
   return Status::ok();
 }
 
-Status readArrays(const TrustReader& r, TrustData& t) {
-  const int outs = t.outputs;
-  GS_TRY(fp, r.array<uint64_t>("fingerprints", "U64"));
-  GS_TRY(labels, r.array<float>("labels", "F32"));
-  if (labels.size() % static_cast<size_t>(outs) != 0) return r.error("labels do not match the outputs");
-  const int64_t n = static_cast<int64_t>(labels.size()) / outs;
-  if (n == 0 || fp.size() % static_cast<size_t>(n) != 0)
-    return r.error("fingerprints do not match the reference molecules");
-  GS_TRY(preds, r.array<float>("predictions", "F32", n * outs));
-  GS_TRY(ids, r.split("ids", n));
-  GS_TRY(smiles, r.split("smiles", n));
-  const size_t words = fp.size() / static_cast<size_t>(n);
-  t.reference.fingerprints.resize(static_cast<size_t>(n));
-  for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
-    auto& f = t.reference.fingerprints[i];
-    f.words.assign(fp.begin() + static_cast<std::ptrdiff_t>(i * words),
-                   fp.begin() + static_cast<std::ptrdiff_t>((i + 1) * words));
+// Version 3: on-bit positions and per-molecule offsets; 1 and 2: dense words [n, words].
+Result<std::vector<similarity::BitFingerprint>> readFingerprints(const TrustReader& r, int64_t n) {
+  std::vector<similarity::BitFingerprint> out(static_cast<size_t>(n));
+  if (r.has("fingerprints")) {
+    GS_TRY(fp, r.array<uint64_t>("fingerprints", "U64"));
+    if (fp.size() % static_cast<size_t>(n) != 0) return r.error("fingerprints do not match the reference molecules");
+    const size_t words = fp.size() / static_cast<size_t>(n);
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i].words.assign(fp.begin() + static_cast<std::ptrdiff_t>(i * words),
+                          fp.begin() + static_cast<std::ptrdiff_t>((i + 1) * words));
+  } else {
+    GS_TRY(length, r.number("fingerprint_length"));
+    GS_TRY(bits, r.array<uint16_t>("fingerprint_bits", "U16"));
+    GS_TRY(offsets, r.array<int64_t>("fingerprint_offsets", "I64", n + 1));
+    if (length < 64 || length > 65536 || std::fmod(length, 64) != 0 || offsets.front() != 0 ||
+        offsets.back() != static_cast<int64_t>(bits.size()))
+      return r.error("fingerprints do not match the reference molecules");
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i].words.assign(static_cast<size_t>(length) / 64, 0);
+      if (offsets[i] > offsets[i + 1]) return r.error("fingerprint offsets decrease");
+      for (int64_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+        const uint16_t b = bits[static_cast<size_t>(k)];
+        if (b >= length) return r.error("a fingerprint bit past the fingerprint's length");
+        out[i].words[b / 64] |= uint64_t{1} << (b % 64);
+      }
+    }
+  }
+  for (auto& f : out) {
     f.on_bits = 0;
     for (auto w : f.words) f.on_bits += __builtin_popcountll(w);
   }
+  return out;
+}
+
+Status readArrays(const TrustReader& r, TrustData& t) {
+  const int outs = t.outputs;
+  GS_TRY(labels, r.array<float>("labels", "F32"));
+  if (labels.size() % static_cast<size_t>(outs) != 0) return r.error("labels do not match the outputs");
+  const int64_t n = static_cast<int64_t>(labels.size()) / outs;
+  if (n == 0) return r.error("no reference molecules");
+  GS_TRY(preds, r.array<float>("predictions", "F32", n * outs));
+  GS_TRY(ids, r.split("ids", n));
+  GS_TRY(smiles, r.split("smiles", n));
+  GS_TRY(fingerprints, readFingerprints(r, n));
+  t.reference.fingerprints = std::move(fingerprints);
   t.reference.labels = std::move(labels);
   t.reference.predictions = std::move(preds);
   t.reference.ids = std::move(ids);

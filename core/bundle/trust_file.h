@@ -26,7 +26,7 @@
 namespace gs::bundle {
 
 inline constexpr const char* kTrustFile = "trust.safetensors";
-inline constexpr int kTrustVersion = 2;  // 1 (no latent term) is still read
+inline constexpr int kTrustVersion = 3;  // 1 (no latent term) and 2 (dense fingerprints) are still read
 
 struct SigmaModel {
   std::vector<double> ensemble_weight, distance_weight, beta;  // a_j, b_j, β_j per output
