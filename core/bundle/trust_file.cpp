@@ -74,6 +74,7 @@ std::map<std::string, Array> arraysOf(const TrustData& t) {
   a["sigma_beta"] = makeArray("F64", t.sigma.beta);
   a["sigma_latent_weight"] = makeArray(
       "F64", t.sigma.latent_weight.empty() ? std::vector<double>(static_cast<size_t>(t.outputs), 0.0) : t.sigma.latent_weight);
+  if (!t.domain.sigma_median.empty()) a["sigma_median"] = makeArray("F64", t.domain.sigma_median);
   a["latent_reference"] = makeArray("F32", t.latent.embeddings, {t.latent.size(), t.latent.dim});
   for (int j = 0; j < t.outputs; ++j) {
     a["calibration_scores_" + std::to_string(j)] = makeArray("F64", t.calibration_scores[j]);
@@ -105,6 +106,8 @@ std::map<std::string, std::string> metadataOf(const TrustData& t, const std::str
           {"max_heavy_atoms", std::to_string(t.domain.max_heavy_atoms)},
           {"similarity_borderline", num(t.domain.similarity_borderline)},
           {"similarity_out", num(t.domain.similarity_out)},
+          {"uncertainty_borderline", num(t.domain.uncertainty_borderline)},
+          {"uncertainty_out", num(t.domain.uncertainty_out)},
           {"split", t.split_json},
           {"rows", jsonStrings({std::to_string(t.train_rows), std::to_string(t.valid_rows),
                                 std::to_string(t.calibration_rows), std::to_string(t.test_rows)})},
@@ -370,6 +373,14 @@ Status readArrays(const TrustReader& r, TrustData& t) {
   t.sigma.ensemble_weight = std::move(a);
   t.sigma.distance_weight = std::move(b);
   t.sigma.beta = std::move(beta);
+  if (r.has("sigma_median")) {
+    GS_TRY(m, r.array<double>("sigma_median", "F64", outs));
+    GS_TRY(border, r.number("uncertainty_borderline"));
+    GS_TRY(out, r.number("uncertainty_out"));
+    t.domain.sigma_median = std::move(m);
+    t.domain.uncertainty_borderline = border;
+    t.domain.uncertainty_out = out;
+  }
   t.sigma.latent_weight.assign(static_cast<size_t>(outs), 0.0);
   if (r.has("sigma_latent_weight")) {
     GS_TRY(c, r.array<double>("sigma_latent_weight", "F64", outs));

@@ -41,6 +41,11 @@ struct DomainRules {
   int max_heavy_atoms = 0;
   double similarity_borderline = 0;  // nearest-neighbour Tanimoto below this: borderline
   double similarity_out = 0;         // ... below this: out
+  // The model's own uncertainty (version 3): a molecule's score is the mean over outputs of
+  // σ_j / sigma_median[j] (the calibration fold's median σ); above uncertainty_borderline
+  // (the fold's 80th percentile) it is borderline, above uncertainty_out (95th) out. Empty/0: off.
+  std::vector<double> sigma_median;
+  double uncertainty_borderline = 0, uncertainty_out = 0;
 };
 
 struct ReferenceSet {

@@ -122,9 +122,13 @@ double TrustAssessor::assessDomain(const chem::DomainFeatures& f, TrustRow& row)
   if (f.heavy_atoms > d.max_heavy_atoms)
     add(DomainBand::Out, std::to_string(f.heavy_atoms) + " heavy atoms, more than any training molecule (" +
                              std::to_string(d.max_heavy_atoms) + ")");
+  // With the uncertainty rule (trust files from version 3) new atom environments and low similarity
+  // make a molecule borderline at most: on held-out clusters they separated errors weakly (1.1-1.4x)
+  // and marked most drug-like molecules out; σ, which already sees them, decides "out".
+  const DomainBand strong = d.sigma_median.empty() ? DomainBand::Out : DomainBand::Borderline;
   const size_t known = row.unseen_atoms.size();
   if (auto r1 = unseenAtoms(f, f.env_r1, d.env_r1, row.unseen_atoms); !r1.empty())
-    add(row.unseen_atoms.size() - known >= 2 ? DomainBand::Out : DomainBand::Borderline,
+    add(row.unseen_atoms.size() - known >= 2 ? strong : DomainBand::Borderline,
         "radius-1 environment never in training at atom " + r1);
   if (auto r2 = unseenAtoms(f, f.env_r2, d.env_r2, row.unseen_atoms); !r2.empty())
     add(DomainBand::In, "radius-2 environment never in training at atom " + r2);
@@ -132,7 +136,7 @@ double TrustAssessor::assessDomain(const chem::DomainFeatures& f, TrustRow& row)
   // made of known environments (benzene, methanol) has few bits and low Tanimoto to anything.
   const std::string sim = "nearest training molecule similarity " + fixed(row.nn_similarity);
   if (row.nn_similarity < d.similarity_out)
-    add(row.unseen_atoms.empty() ? DomainBand::Borderline : DomainBand::Out,
+    add(row.unseen_atoms.empty() ? DomainBand::Borderline : strong,
         sim + " < " + fixed(d.similarity_out) + (row.unseen_atoms.empty() ? " (every atom environment is known)" : ""));
   else if (row.nn_similarity < d.similarity_borderline)
     add(DomainBand::Borderline, sim + " < " + fixed(d.similarity_borderline));
@@ -189,7 +193,27 @@ TrustRow TrustAssessor::assess(const chem::DomainFeatures& f, const std::vector<
     row.lower.push_back(y - half);
     row.upper.push_back(y + half);
   }
+  addUncertaintyReason(row);
   return row;
+}
+
+double uncertaintyScore(const bundle::DomainRules& d, const std::vector<double>& sigma) {
+  const auto& median = d.sigma_median;
+  if (median.empty() || median.size() != sigma.size()) return std::nan("");
+  double sum = 0;
+  for (size_t j = 0; j < sigma.size(); ++j) sum += median[j] > 0 ? sigma[j] / median[j] : 1.0;
+  return sum / double(sigma.size());
+}
+
+void TrustAssessor::addUncertaintyReason(TrustRow& row) const {
+  const auto& d = data_.domain;
+  const double score = uncertaintyScore(d, row.sigma);
+  if (!std::isfinite(score) || score <= d.uncertainty_borderline) return;
+  const bool out = score > d.uncertainty_out;
+  raise(row.band, out ? DomainBand::Out : DomainBand::Borderline);
+  row.reasons.push_back("the model is unsure: σ " + fixed(score) + "x its median on the calibration molecules, above " +
+                        (out ? "95 % of them (" + fixed(d.uncertainty_out) + "x)"
+                             : "80 % of them (" + fixed(d.uncertainty_borderline) + "x)"));
 }
 
 namespace {
@@ -297,7 +321,30 @@ Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& c
   }
   t.domain.similarity_borderline = percentile(calibration.nn_similarity, 0.10);
   t.domain.similarity_out = percentile(calibration.nn_similarity, 0.01);
+  fitUncertaintyBand(t, calibration);
   return Status::ok();
+}
+
+void fitUncertaintyBand(bundle::TrustData& t, const TrustFold& calibration) {
+  const auto& s = t.sigma;
+  const size_t n = calibration.values.size();
+  std::vector<std::vector<double>> sigma(n);  // [molecule][output], every calibration molecule
+  t.domain.sigma_median.assign(static_cast<size_t>(t.outputs), 0.0);
+  for (int j = 0; j < t.outputs; ++j) {
+    std::vector<double> column;
+    for (size_t i = 0; i < n; ++i) {
+      const double latent = calibration.latent.empty() ? 0.0 : calibration.latent[i];
+      const double v = s.ensemble_weight[j] * ensembleSpread(calibration.values[i], j) +
+                       s.distance_weight[j] * calibration.distance[i] + s.latent_weight[j] * latent;
+      sigma[i].push_back(v);
+      column.push_back(v);
+    }
+    t.domain.sigma_median[j] = column.empty() ? 0.0 : stats::median(column);
+  }
+  std::vector<double> scores;
+  for (const auto& row : sigma) scores.push_back(uncertaintyScore(t.domain, row));
+  t.domain.uncertainty_borderline = percentile(scores, 0.80);
+  t.domain.uncertainty_out = percentile(scores, 0.95);
 }
 
 void addReference(bundle::TrustData& t, const chem::DomainFeatures& f, const std::string& id, const std::string& smiles,

@@ -67,6 +67,7 @@ class TrustAssessor {
   double rawLatentDistance(const std::vector<float>& embedding) const;
   // The band, reasons and neighbours only; returns d(x).
   double assessDomain(const chem::DomainFeatures& features, TrustRow& row) const;
+  void addUncertaintyReason(TrustRow& row) const;  // the band the molecule's σ gives, with its reason
   // 1 − mean Tanimoto of the k nearest training molecules, and those neighbours.
   double distance(const chem::DomainFeatures& features, std::vector<similarity::Neighbour>* nearest = nullptr) const;
   // The interval half-width of output j at `confidence` for a molecule of difficulty σ.
@@ -88,6 +89,10 @@ class TrustAssessor {
 
 // Standard deviation (n − 1) of the members' predictions of output j; 0 for one member.
 double ensembleSpread(const std::vector<std::vector<float>>& values, int j);
+// The domain's uncertainty score of a molecule's σ per output: mean of σ_j / the calibration
+// median of σ_j (NaN when the trust data has no uncertainty rule).
+double uncertaintyScore(const bundle::DomainRules& rules, const std::vector<double>& sigma);
+
 
 // What building trust data needs for the validation or calibration fold, one entry per molecule.
 struct TrustFold {
@@ -103,6 +108,9 @@ struct TrustFold {
 // calibration scores, residuals and similarity thresholds from `calibration`. `trust` must hold
 // the outputs, reference set and domain sets already.
 Status fitTrust(bundle::TrustData& trust, const TrustFold& valid, const TrustFold& calibration);
+// The uncertainty rule's medians and thresholds from the calibration fold (after σ's weights;
+// fitTrust calls it).
+void fitUncertaintyBand(bundle::TrustData& trust, const TrustFold& calibration);
 
 // Adds one training molecule to the reference set and the domain's element, environment and size
 // sets; call finishDomain once after the last.

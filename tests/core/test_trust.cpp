@@ -203,6 +203,44 @@ TEST(TrustFit, SigmaFollowsTheNoiseAndIntervalsCoverFreshData) {
   EXPECT_GT(hard, 5 * easy);
 }
 
+// The uncertainty rule (trust files from version 3): the calibration fold sets the median σ per
+// output and the 80th / 95th percentile of the mean σ ratio; a molecule above them is borderline or
+// out with the reason, and new atom environments alone no longer make a molecule "out".
+TEST(TrustDomain, TheModelsOwnUncertaintyDecidesOutAndEnvironmentsOnlyBorderline) {
+  std::mt19937 rng(3);
+  bundle::TrustData t = alcoholTrust();
+  const auto valid = syntheticFold(400, rng), calib = syntheticFold(1000, rng);
+  ASSERT_TRUE(predict::fitTrust(t, valid, calib).isOk());
+  ASSERT_EQ(t.domain.sigma_median.size(), 1u);
+  EXPECT_GT(t.domain.sigma_median[0], 0.0);
+  EXPECT_GT(t.domain.uncertainty_out, t.domain.uncertainty_borderline);
+  EXPECT_GT(t.domain.uncertainty_borderline, 1.0) << "the 80th percentile of σ / median σ";
+  // Share of the calibration molecules above each threshold: 20 % and 5 % by construction.
+  int above_border = 0, above_out = 0;
+  for (size_t i = 0; i < calib.values.size(); ++i) {
+    const double sigma = t.sigma.ensemble_weight[0] * predict::ensembleSpread(calib.values[i], 0) +
+                         t.sigma.distance_weight[0] * calib.distance[i];
+    const double score = predict::uncertaintyScore(t.domain, {sigma});
+    above_border += score > t.domain.uncertainty_borderline;
+    above_out += score > t.domain.uncertainty_out;
+  }
+  EXPECT_NEAR(above_border / 1000.0, 0.20, 0.01);
+  EXPECT_NEAR(above_out / 1000.0, 0.05, 0.01);
+
+  const predict::TrustAssessor a(t);
+  const std::vector<std::vector<float>> agree{{1.0f}, {1.0f}};
+  const auto calm = a.assess(features("CCCCO"), agree, 0.9);
+  EXPECT_EQ(calm.band, predict::DomainBand::In);
+  predict::TrustRow acid;  // new radius-1 environments (out under the old rules), before σ
+  a.assessDomain(features("CCC(=O)O"), acid);
+  EXPECT_TRUE(hasReason(acid, "radius-1 environment never in training"));
+  EXPECT_EQ(acid.band, predict::DomainBand::Borderline);
+  const std::vector<std::vector<float>> disagree{{1.0f}, {1.0f + 50 * static_cast<float>(t.sigma.distance_weight[0])}};
+  const auto unsure = a.assess(features("CCCCO"), disagree, 0.9);
+  EXPECT_EQ(unsure.band, predict::DomainBand::Out);
+  EXPECT_TRUE(hasReason(unsure, "the model is unsure")) << (unsure.reasons.empty() ? "" : unsure.reasons[0]);
+}
+
 // Two outputs on different scales: output 0's error grows with the distance d, output 1's is 20
 // times larger and does not depend on d, and output 1 is missing for every third molecule.
 predict::TrustFold twoOutputFold(int n, std::mt19937& rng) {
@@ -267,6 +305,9 @@ TEST(TrustFile, SurvivesSaveAndLoad) {
   t.members = {"snapshots/1"};
   t.member_sha256 = {"abc"};
   t.split_json = R"({"split":"random"})";
+  t.domain.sigma_median = {0.25};
+  t.domain.uncertainty_borderline = 1.5;
+  t.domain.uncertainty_out = 2.75;
   const std::string path = (dir / "trust.safetensors").string();
   ASSERT_TRUE(bundle::writeTrust(path, t).isOk());
   auto back = bundle::readTrust(path);
@@ -283,6 +324,11 @@ TEST(TrustFile, SurvivesSaveAndLoad) {
   ASSERT_EQ(back->reference.size(), t.reference.size());
   EXPECT_EQ(back->reference.fingerprints[3].words, t.reference.fingerprints[3].words);
   EXPECT_EQ(back->reference.fingerprints[3].on_bits, t.reference.fingerprints[3].on_bits);
+  for (size_t i = 0; i < t.reference.fingerprints.size(); ++i)
+    EXPECT_EQ(back->reference.fingerprints[i].words, t.reference.fingerprints[i].words) << i;
+  EXPECT_EQ(back->domain.sigma_median, t.domain.sigma_median);
+  EXPECT_EQ(back->domain.uncertainty_borderline, 1.5);
+  EXPECT_EQ(back->domain.uncertainty_out, 2.75);
 
   // One flipped byte in the data, a truncated file, a file of another kind: refused by name.
   std::string bytes;
