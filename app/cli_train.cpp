@@ -201,6 +201,7 @@ int distillCommand(int argc, char** argv) {
     return fail("distill needs --teacher MODEL, --labels FILE.csv (the true labels) and --output DIR");
   teacherSplitByDefault(args, d.teacher.path, &o);
   auto summary = jobs::runDistill(d, consoleCallbacks());
+  if (!summary.isOk() && summary.status().code() == StatusCode::Cancelled) return interrupted("distill", o.output_dir);
   if (!summary.isOk()) return fail(summary.status().toString());
   if (summary->student.training.cancelled) return interrupted("distill", o.output_dir);
   std::cerr << "distill: teacher labelled " << summary->teacher_predicted << " molecules in "

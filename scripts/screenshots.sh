@@ -18,7 +18,9 @@
 #   window-1024x700.png    the window at 1024x700: results first, docks narrowed
 #   window-1920x1080.png   the window at 1920x1080 (separate Xvfb screen of that size)
 #   compare-after-run.png  the Compare tab after a comparison of three modes on the same molecules
-# ONLY_TRUST=1, ONLY_TRAIN=1, ONLY_SERVER=1 or ONLY_WORKFLOW=1 takes just those shots; SKIP_TRAIN=1
+#   fast-model.png         the bundled fast model chosen in the model panel: its trade-off in words
+#   compare-models.png     the Compare tab's Models preset: accurate and fast in FP32 and BF16
+# ONLY_TRUST=1, ONLY_TRAIN=1, ONLY_SERVER=1, ONLY_WORKFLOW=1 or ONLY_MODELS=1 takes just those shots; SKIP_TRAIN=1
 # leaves out the training shots (the longest).
 # Uses the bundled default model unless GRAPHORMER_DEFAULT_MODEL says otherwise.
 set -euo pipefail
@@ -112,7 +114,20 @@ big_shot() {  # the window at 1920x1080
   import -window root "$out/window-1920x1080.png"
   kill $app; wait $app 2>/dev/null || true
 }
+models_shots() {  # the bundled models by name: fast loaded, then both compared
+  GRAPHORMER_DEFAULT_MODEL=fast start_app --input /usr/share/RDKit/Data/NCI/first_5K.smi
+  sleep 1
+  import -window root "$out/fast-model.png"
+  xdotool mousemove ${COMPARE_TAB_X:-475} ${COMPARE_TAB_Y:-32} click 1; sleep 0.5
+  xdotool mousemove ${MODES_FIELD_X:-400} ${MODES_FIELD_Y:-62} click 1; sleep 0.3
+  xdotool key ctrl+a; xdotool type --delay 5 "fp32@accurate,bf16@accurate,fp32@fast,bf16@fast"
+  xdotool mousemove ${COMPARE_BUTTON_X:-1302} ${COMPARE_BUTTON_Y:-92} click 1
+  sleep ${COMPARE_MODELS_AFTER:-40}
+  import -window root "$out/compare-models.png"
+  kill $app; wait $app 2>/dev/null || true
+}
 if [ "${1:-}" = big ]; then out=$2; big_shot; exit 0; fi
+if [ -n "${ONLY_MODELS:-}" ]; then models_shots; exit 0; fi
 if [ -n "${ONLY_SERVER:-}" ]; then server_shot; exit 0; fi
 if [ -n "${ONLY_WORKFLOW:-}" ]; then workflow_shots; exit 0; fi
 if [ -z "${ONLY_TRUST:-}${ONLY_TRAIN:-}" ]; then
@@ -206,6 +221,7 @@ rm -f "$out/.tpsa.csv"
 fi
 server_shot
 workflow_shots
+models_shots
 DRIVE
 # The drive script takes its first argument as the output folder, or "big" and the folder.
 if [ -z "${ONLY_BIG:-}" ]; then xvfb-run -a -s "-screen 0 1440x900x24" bash "$XDG_CONFIG_HOME/drive.sh" "$out"; fi

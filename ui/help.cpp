@@ -32,16 +32,19 @@ QString guideMarkdown() {
          "**3. Status.** `ok`, or why a row was not predicted: the SMILES could not be read (syntax), "
          "the chemistry is impossible (e.g. a pentavalent carbon), the molecule is larger than the model "
          "allows, or the run was cancelled. One bad row never stops the others.\n\n"
-         "**4. Settings.** Leave them as they are unless you need to:\n\n"
+         "**4. Model.** Two models come with the app (the Model panel): *accurate*, the default, and *fast*, "
+         "a smaller student trained on accurate's predictions: several times faster for large files, a little "
+         "less accurate (the panel gives both figures). The Compare tab's *Models* preset measures both on your molecules.\n\n"
+         "**5. Settings.** Leave them as they are unless you need to:\n\n"
          "- *Device*: a GPU (cuda) when you have one; *server* sends the molecules to a lab prediction server.\n"
          "- *Precision*: FP32 is the reference. BF16/FP16 use less memory and may be faster on suitable hardware; "
          "INT8 shrinks the model; each changes the last digits. The Compare tab measures what each costs on your molecules.\n"
          "- *Batch size*: molecules run together. Larger is usually faster until memory runs out.\n"
          "- *Threads*: CPU cores used (0 = all).\n\n"
-         "**5. Explain** (Ctrl+E) colours each atom by how much it moves the prediction. "
+         "**6. Explain** (Ctrl+E) colours each atom by how much it moves the prediction. "
          "**Export** (Ctrl+S) writes a CSV and a `.json` record of the model and settings.\n\n"
-         "**6. Train** fine-tunes a model on your own measured values (the Train tab).\n\n"
-         "Mirror images: for a property that cannot tell enantiomers apart (the bundled HOMO–LUMO gap), "
+         "**7. Train** fine-tunes a model on your own measured values (the Train tab).\n\n"
+         "Mirror images: for a property that cannot tell enantiomers apart (the bundled models' eight properties), "
          "both enantiomers get the same value.\n")
           .arg(moleculeFileTypes());
 }

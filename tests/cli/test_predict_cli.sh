@@ -75,6 +75,24 @@ assert [r["status"] for r in rows] == ["ok", "ok", "syntax_error"], rows
 gap = {r["id"]: float(r["gap_ev"]) for r in rows if r["status"] == "ok"}
 assert 2.0 < gap["benzene"] < 8.0 and gap["ethanol"] > gap["benzene"], gap
 PY
+# The bundled models by name: --model fast and --model accurate; the two agree roughly, not exactly.
+"$cli" predict --model fast --input "$tmp/default.smi" --output "$tmp/fast.csv" --quiet 2> "$tmp/f.txt" || { cat "$tmp/f.txt"; exit 1; }
+grep -q '"path":"[^"]*resources/models/fast/model.safetensors"' "$tmp/fast.csv.json" || { cat "$tmp/fast.csv.json"; exit 1; }
+"$cli" predict --model accurate --input "$tmp/default.smi" --output "$tmp/acc.csv" --quiet 2>/dev/null
+python3 - "$tmp/fast.csv" "$tmp/acc.csv" "$tmp/d.csv" <<'PY'
+import csv, sys
+fast, acc, default = (list(csv.DictReader(open(p))) for p in sys.argv[1:4])
+assert [r["gap_ev"] for r in acc] == [r["gap_ev"] for r in default], "accurate is the default"
+for f, a in zip(fast, acc):
+    assert f["status"] == a["status"]
+    if f["status"] == "ok":
+        assert f["gap_ev"] != a["gap_ev"], "two different models"
+# Benzene is well inside both models' domain: they agree on its gap to within 1.5 eV.
+assert abs(float(fast[0]["gap_ev"]) - float(acc[0]["gap_ev"])) < 1.5, (fast[0]["gap_ev"], acc[0]["gap_ev"])
+PY
+if "$cli" predict --model fastest --input "$tmp/default.smi" --output "$tmp/x.csv" 2> "$tmp/f2.txt"; then
+  echo "an unknown model name was accepted"; exit 1; fi
+grep -q "no bundled model has that name (accurate, fast)" "$tmp/f2.txt" || { cat "$tmp/f2.txt"; exit 1; }
 if GRAPHORMER_DEFAULT_MODEL="$tmp/nowhere" "$cli" predict --input "$tmp/default.smi" --output "$tmp/d2.csv" 2> "$tmp/d2.txt"; then
   echo "a missing default model was accepted"; exit 1; fi
 grep -q "does not exist" "$tmp/d2.txt" || { cat "$tmp/d2.txt"; exit 1; }

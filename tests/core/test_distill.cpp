@@ -120,11 +120,12 @@ std::vector<predict::PredictedRow> predictFile(const std::string& model, const s
 TEST(Distill, AStudentReproducesItsTeacherOnUnseenMoleculesBetterThanAConstant) {
   if (bundledModelPath("fast").empty()) GTEST_SKIP() << "the bundled fast model is not installed";
   TempDir dir("gs_distill_");
-  auto d = tinyDistill(dir.path, 300, 1000, 5);
+  auto d = tinyDistill(dir.path, 300, 1200, 6);
+  d.student.train.learning_rate = 2e-3;
   auto run = jobs::runDistill(d);
   ASSERT_TRUE(run.isOk()) << run.status().toString();
   EXPECT_EQ(run->student.test, 30);
-  EXPECT_GT(run->added, 1000) << "the unlabelled molecules are trained on";
+  EXPECT_GT(run->added, 1000) << "the unlabelled molecules are trained on (1,200 given)";
   EXPECT_EQ(run->teacher_predicted, run->student.train + run->student.test)
       << "the teacher labelled every training and test molecule once";
 
@@ -153,7 +154,7 @@ TEST(Distill, AStudentReproducesItsTeacherOnUnseenMoleculesBetterThanAConstant) 
     const double ratio = student_gap[j] / constant_gap[j];
     std::printf("output %zu: |student - teacher| %.4g, |constant - teacher| %.4g, ratio %.3f\n", j, student_gap[j],
                 constant_gap[j], ratio);
-    EXPECT_LT(ratio, 1.0) << "output " << j << ": student " << student_gap[j] << " vs constant " << constant_gap[j];
+    EXPECT_LT(ratio, 0.95) << "output " << j << ": student " << student_gap[j] << " vs constant " << constant_gap[j];
     ratio_sum += ratio;
   }
   EXPECT_LT(ratio_sum / 8, 0.7) << "mean |student - teacher| / |constant - teacher| over the eight outputs";
