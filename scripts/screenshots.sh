@@ -119,8 +119,7 @@ models_shots() {  # the bundled models by name: fast loaded, then both compared
   sleep 1
   import -window root "$out/fast-model.png"
   xdotool mousemove ${COMPARE_TAB_X:-475} ${COMPARE_TAB_Y:-32} click 1; sleep 0.5
-  xdotool mousemove ${MODES_FIELD_X:-400} ${MODES_FIELD_Y:-62} click 1; sleep 0.3
-  xdotool key ctrl+a; xdotool type --delay 5 "fp32@accurate,bf16@accurate,fp32@fast,bf16@fast"
+  xdotool mousemove ${MODELS_BUTTON_X:-1375} ${MODELS_BUTTON_Y:-64} click 1; sleep 0.3   # the "Models" preset
   xdotool mousemove ${COMPARE_BUTTON_X:-1302} ${COMPARE_BUTTON_Y:-92} click 1
   sleep ${COMPARE_MODELS_AFTER:-40}
   import -window root "$out/compare-models.png"

@@ -226,9 +226,15 @@ TrainJobOptions studentOptions(const DistillJobOptions& o, const model::LoadedMo
   s.targets = md.target_names;
   s.target_units = md.target_units;
   s.mirror_invariant = md.mirrorInvariant();
-  if (s.description.empty())
-    s.description = (md.description.empty() ? std::string("distilled") : md.description) + " (student distilled from " +
-                    model::modelLabel(teacher) + ", label weight " + std::to_string(o.label_weight) + ")";
+  if (s.description.empty()) {
+    // The teacher by its directory's name ("accurate"), not by a path of the machine it ran on.
+    const auto weights = std::filesystem::path(teacher.weights_path);
+    const std::string name = weights.has_parent_path() ? weights.parent_path().filename().string() : weights.string();
+    char weight[32];
+    std::snprintf(weight, sizeof weight, "%g", o.label_weight);
+    s.description = (md.description.empty() ? std::string("distilled") : md.description) + " (student of '" + name +
+                    "', label weight " + weight + ")";
+  }
   return s;
 }
 
