@@ -189,7 +189,7 @@ TEST(DefaultModel, IntegratedGradientsAreCompleteAt64Steps) {
       }
     }
     std::sort(gaps.begin(), gaps.end());
-    ASSERT_GT(gaps.size(), 50u);
+    ASSERT_GT(gaps.size(), 25u) << "most of the 50 molecules move the prediction by more than 0.01 eV";
     std::printf(
         "[ figure ] default model, %s baseline, 64 steps: completeness gap median %.4f %%, worst %.3f %% over %zu molecules\n",
         engine::baselineName(baseline), 100 * gaps[gaps.size() / 2], 100 * gaps.back(), gaps.size());
