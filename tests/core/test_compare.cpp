@@ -122,6 +122,47 @@ TEST(Compare, EveryOutputGetsItsOwnDeltaInItsOwnUnit) {
               (bf16.output_mean_abs_delta[0] + bf16.output_mean_abs_delta[1] + bf16.output_mean_abs_delta[2]) / 3, 1e-9);
 }
 
+// Modes of another model (PRECISION@MODEL): its |Δ| is its difference from the model compared, in
+// each output's unit; a model with other outputs or one not loaded gets a status, not figures.
+TEST(Compare, AnotherModelsModesMeasureItsDifferenceFromTheModelCompared) {
+  auto parsed = engine::parseModes("fp32,bf16+bs=8@other", 16);
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().toString();
+  EXPECT_EQ(parsed.value()[1].model, "other");
+  EXPECT_EQ(parsed.value()[1].label(), "bf16+bs=8@other");
+  EXPECT_EQ(parsed.value()[1].description(), "model other · BF16 mixed precision · batch 8");
+  EXPECT_FALSE(engine::parseModes("bf16@").isOk());
+  const auto graphs = test::fixtureGraphs(5);
+  auto make = [](uint64_t seed, std::vector<std::string> names) {
+    auto m = std::make_shared<model::LoadedModel>();
+    m->config = test::tinyConfig(2, 32, 64, 4, static_cast<int>(names.size()));
+    m->model = model::Graphormer(m->config);
+    m->model->initializeWeights(seed);
+    m->model->eval();
+    m->metadata.target_names = names;
+    m->metadata.target_mean.assign(names.size(), 0);
+    m->metadata.target_std.assign(names.size(), 1);
+    return m;
+  };
+  const auto compared = make(1, {"a", "b"});
+  engine::CompareOptions o;
+  o.modes = engine::parseModes("fp32,fp32@twin,fp32@other,fp32@wrong,fp32@missing").value();
+  o.repeats = 1;
+  o.models["twin"] = make(1, {"a", "b"});   // the same weights: no difference
+  o.models["other"] = make(2, {"a", "b"});  // other weights: a difference per output
+  o.models["wrong"] = make(3, {"x"});       // other outputs
+  auto r = engine::runComparison(*compared, pointers(graphs), o);
+  ASSERT_TRUE(r.isOk()) << r.status().toString();
+  ASSERT_EQ(r->size(), 5u);
+  EXPECT_TRUE(r.value()[1].status.isOk());
+  EXPECT_EQ(r.value()[1].mean_abs_delta, 0.0);
+  EXPECT_TRUE(r.value()[2].status.isOk());
+  ASSERT_EQ(r.value()[2].output_mean_abs_delta.size(), 2u);
+  EXPECT_GT(r.value()[2].output_mean_abs_delta[0], 0.0);
+  EXPECT_FALSE(r.value()[3].status.isOk());
+  EXPECT_NE(r.value()[3].status.message().find("other outputs"), std::string::npos);
+  EXPECT_FALSE(r.value()[4].status.isOk());
+}
+
 TEST(Compare, CheckpointingSavesMemoryOnlyWhenGradientsAreComputed) {
   const auto graphs = test::fixtureGraphs(5);
   std::vector<const graph::Featurized*> mols;
