@@ -89,7 +89,8 @@ QString CompareView::modelsPreset() {
   for (const auto& m : bundledModels()) names.push_back(m.name);
   QStringList modes;
   for (const auto& mode : engine::modelModes(names, 0))
-    modes << QString::fromStdString(mode.label()).remove(QStringLiteral("+bs=0"));
+    modes << QString::fromLatin1(tensor::precisionName(mode.precision)) + QLatin1Char('@') +
+                 QString::fromStdString(mode.model);  // the run settings' batch size
   return modes.join(QLatin1Char(','));
 }
 

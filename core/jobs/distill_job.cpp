@@ -26,10 +26,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using TeacherValues = std::unordered_map<std::string, std::vector<float>>;  // canonical SMILES -> outputs
 
-void note(const engine::TrainCallbacks& callbacks, const std::string& text) {
-  if (callbacks.note) callbacks.note(text);
-}
-
 std::string path(const DistillJobOptions& o, const char* name) { return o.student.output_dir + "/" + name; }
 
 // The molecules of the unlabelled files that are neither labelled molecules nor repeats, each with

@@ -14,11 +14,12 @@
 #include "model/lora.h"
 
 namespace gs::jobs {
-namespace {
 
 void note(const engine::TrainCallbacks& callbacks, const std::string& text) {
   if (callbacks.note) callbacks.note(text);
 }
+
+namespace {
 
 std::string secondsSince(std::chrono::steady_clock::time_point start) {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -15,6 +15,9 @@
 
 namespace gs::jobs {
 
+// A progress note through callbacks.note, when set.
+void note(const engine::TrainCallbacks& callbacks, const std::string& text);
+
 struct Folds {
   std::vector<engine::TrainExample> train, valid, calib, test;
 };

@@ -73,6 +73,11 @@ std::string elementSymbol(int z) {
   return "Z" + std::to_string(z);
 }
 
+double sigmaOfMolecule(const bundle::SigmaModel& s, int j, double spread, double distance, double latent) {
+  const auto k = static_cast<size_t>(j);
+  return s.ensemble_weight[k] * spread + s.distance_weight[k] * distance + s.latent_weight[k] * latent;
+}
+
 double ensembleSpread(const std::vector<std::vector<float>>& values, int j) {
   if (values.size() < 2) return 0.0;
   double mean = 0;
@@ -185,7 +190,7 @@ TrustRow TrustAssessor::assess(const chem::DomainFeatures& f, const std::vector<
   const auto& s = data_.sigma;
   for (int j = 0; j < data_.outputs; ++j) {
     const double spread = ensembleSpread(values, j);
-    const double sigma = s.ensemble_weight[j] * spread + s.distance_weight[j] * d + s.latent_weight[j] * row.latent;
+    const double sigma = sigmaOfMolecule(s, j, spread, d, row.latent);
     const double half = halfWidth(j, sigma, confidence);
     row.spread.push_back(spread);
     const double y = values.empty() ? 0.0 : values[0][static_cast<size_t>(j)];
@@ -334,8 +339,7 @@ void fitUncertaintyBand(bundle::TrustData& t, const TrustFold& calibration) {
     std::vector<double> column;
     for (size_t i = 0; i < n; ++i) {
       const double latent = calibration.latent.empty() ? 0.0 : calibration.latent[i];
-      const double v = s.ensemble_weight[j] * ensembleSpread(calibration.values[i], j) +
-                       s.distance_weight[j] * calibration.distance[i] + s.latent_weight[j] * latent;
+      const double v = sigmaOfMolecule(s, j, ensembleSpread(calibration.values[i], j), calibration.distance[i], latent);
       sigma[i].push_back(v);
       column.push_back(v);
     }

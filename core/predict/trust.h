@@ -89,6 +89,8 @@ class TrustAssessor {
 
 // Standard deviation (n − 1) of the members' predictions of output j; 0 for one member.
 double ensembleSpread(const std::vector<std::vector<float>>& values, int j);
+// σ of output j for one molecule: a_j · spread + b_j · d(x) + c_j · l(x) (the one formula).
+double sigmaOfMolecule(const bundle::SigmaModel& sigma, int j, double spread, double distance, double latent);
 // The domain's uncertainty score of a molecule's σ per output: mean of σ_j / the calibration
 // median of σ_j (NaN when the trust data has no uncertainty rule).
 double uncertaintyScore(const bundle::DomainRules& rules, const std::vector<double>& sigma);
