@@ -74,7 +74,8 @@ const char* kUsage =
     "        [--checkpoint-ratio R] [--loss l1|mse] [SPLIT OPTIONS] [--patience N] [--freeze-layers K] [--reset-head]\n"
     "        [--resume] [--lora-rank R] [--lora-alpha A] [--warmup F] [--weight-decay X] [--clip-norm X]\n"
     "        [--micro-batch N] [--memory-budget-mib N [--fit-precision]]\n"
-    "        [--schedule cosine|linear] [--units U[,U...]] [--description TEXT] [--mirror-invariant] [INPUT OPTIONS]\n"
+    "        [--schedule cosine|linear] [--units U[,U...]] [--description TEXT] [--mirror-invariant] [--no-recenter]\n"
+    "        [INPUT OPTIONS]\n"
     "      Trains (or, with --model, fine-tunes) on the file's targets (empty cells = missing; other targets\n"
     "      than the model's get a new head on its encoder), seeded\n"
     "      random or Bemis-Murcko scaffold split; writes DIR/model.safetensors (usable with predict\n"
@@ -91,8 +92,10 @@ const char* kUsage =
     "      the applicability domain and the training molecules (see docs/TRUST.md).\n"
     "      --mirror-invariant records that the targets are the same for a molecule and its mirror image\n"
     "      (a gap, logP, TPSA): predictions of chiral molecules are then averaged with their mirror image.\n"
+    "      Each output (and snapshot) is re-centred on the validation fold: its median error there is added\n"
+    "      to it (with >= 50 labelled validation molecules; --no-recenter leaves the outputs as trained).\n"
     "\n"
-    "  distill --teacher MODEL --labels FILE.csv --output DIR [--input FILE[,FILE...]] [--label-weight W (0.5)]\n"
+    "  distill --teacher MODEL --labels FILE.csv --output DIR [--input FILE[,FILE...]] [--label-weight W[,OUTPUT=W]]\n"
     "          [--holdout-similarity S] [--teacher-threads N] [train's architecture, training, split, memory\n"
     "          and MODEL OPTIONS]\n"
     "      Trains a student (usually smaller and faster) on the teacher's predictions of every output for the\n"
@@ -111,9 +114,10 @@ const char* kUsage =
     "      constant-width baseline, Spearman and AUROC of sigma, retention, miscalibration area, and MAE\n"
     "      inside vs outside the applicability domain, on the test molecules.\n"
     "\n"
-    "  calibrate --model DIR --input FILE.csv [--targets COL[,COL...]] [SPLIT OPTIONS] [INPUT OPTIONS]\n"
+    "  calibrate --model DIR --input FILE.csv [--targets COL[,COL...]] [--recenter] [SPLIT OPTIONS] [INPUT OPTIONS]\n"
     "      Rebuilds DIR/trust.safetensors from the file, split as train split it (give the same split\n"
-    "      options), with the snapshots in DIR/snapshots/.\n"
+    "      options), with the snapshots in DIR/snapshots/. --recenter first re-centres the model and each\n"
+    "      snapshot on the validation fold as train does (rewrites their weights files' metadata).\n"
     "\n"
     "  bench --input FILE [MODEL OPTIONS] [--modes LIST] [--workload inference|train] [--json FILE] [--csv FILE]\n"
     "        [--repeats N] [--warmup N] [--max-molecules N] [--quiet] [INPUT OPTIONS]\n"
@@ -289,7 +293,7 @@ int benchCommand(int argc, char** argv) {
   const int batch = o.predictor.session.plan.max_batch_size;
   auto modes = args.has("--modes") ? gs::engine::parseModes(args.get("--modes"), batch)
                : args.has("--precision")
-                   ? gs::Result<std::vector<gs::engine::CompareMode>>({{o.predictor.session.precision, 0.0, batch}})
+                   ? gs::Result<std::vector<gs::engine::CompareMode>>({{o.predictor.session.precision, 0.0, batch, {}}})
                    : gs::engine::presetModes(batch);
   if (!modes.isOk()) return fail(modes.status().message());
   o.compare.modes = modes.value();

@@ -1,5 +1,6 @@
 // graphormer-cli train, distill and calibrate: flags read into jobs::TrainJobOptions / CalibrateJobOptions.
 #include <cmath>
+#include <cstdlib>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
@@ -59,6 +60,11 @@ void printSummary(const jobs::TrainJobOptions& o, const jobs::TrainJobSummary& s
     if (j < s.valid_mae.size()) std::cerr << "; " << o.targets[j] << " valid MAE " << s.valid_mae[j];
     if (j < s.test_mae.size()) std::cerr << ", test MAE " << s.test_mae[j];
   }
+  if (!s.output_offset.empty()) {
+    std::cerr << "\nre-centred on the validation fold (median error added):";
+    for (size_t j = 0; j < o.targets.size() && j < s.output_offset.size(); ++j)
+      std::cerr << (j ? ", " : " ") << o.targets[j] << " " << s.output_offset[j];
+  }
   std::cerr << "\nwrote " << s.model_path << "\n";
   if (s.training.memory_retries > 0)
     std::cerr << "note: " << s.training.memory_retries
@@ -83,7 +89,7 @@ FlagSet trainJobFlags() {
        "--epochs",      "--lr",            "--checkpoint-ratio", "--loss",  "--patience",         "--freeze-layers",
        "--lora-rank",   "--lora-alpha",    "--warmup",    "--weight-decay", "--clip-norm",        "--schedule",
        "--description", "--snapshots",     "--snapshot-epochs", "--snapshot-lr", "--micro-batch"},
-      {"--reset-head", "--resume", "--fit-precision"}};
+      {"--reset-head", "--resume", "--fit-precision", "--no-recenter"}};
   return own + modelFlags() + inputFlags() + splitFlags();
 }
 
@@ -110,6 +116,7 @@ bool readTrainJob(const CliArgs& args, jobs::TrainJobOptions* o, gs::predict::Pr
     return false;
   o->memory_budget_mib = budget_mib;
   o->fit_precision = args.has("--fit-precision");
+  o->recenter = !args.has("--no-recenter");
   if (o->fit_precision && budget_mib == 0)
     return *error = "--fit-precision chooses the precision that fits --memory-budget-mib: give a budget", false;
   t.seed = o->split.seed;
@@ -180,6 +187,25 @@ int trainCommand(int argc, char** argv) {
   return 0;
 }
 
+// --label-weight W[,OUTPUT=W...]: the weight of the true labels, for every output or by name.
+bool readLabelWeights(const CliArgs& args, jobs::DistillJobOptions* d, std::string* error) {
+  for (const auto& item : splitList(args.get("--label-weight"))) {
+    const auto eq = item.find('=');
+    const std::string text = eq == std::string::npos ? item : item.substr(eq + 1);
+    char* end = nullptr;
+    const double w = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(w >= 0 && w <= 1)) {
+      *error = "--label-weight: '" + item + "' is not a weight in [0, 1] (W or OUTPUT=W, comma-separated)";
+      return false;
+    }
+    if (eq == std::string::npos)
+      d->label_weight = w;
+    else
+      d->label_weight_of.emplace_back(item.substr(0, eq), w);
+  }
+  return true;
+}
+
 int distillCommand(int argc, char** argv) {
   CliArgs args;
   std::string error;
@@ -189,7 +215,7 @@ int distillCommand(int argc, char** argv) {
   const FlagSet own{{"--teacher", "--input", "--labels", "--label-weight", "--holdout-similarity", "--teacher-threads"},
                     {}};
   if (!parseFlags(args, argc, argv, trainJobFlags() + own, &error) || !readTrainJob(args, &o, &po, &error) ||
-      !args.getDouble("--label-weight", 0.0, 1.0, &d.label_weight, &error) ||
+      !readLabelWeights(args, &d, &error) ||
       !args.getDouble("--holdout-similarity", 0.0, 2.0, &d.holdout_similarity, &error) ||
       !args.getInt("--teacher-threads", 0, 0, 4096, &d.teacher_threads, &error))
     return fail(error);
@@ -218,21 +244,24 @@ int calibrateCommand(int argc, char** argv) {
   CliArgs args;
   std::string error;
   jobs::CalibrateJobOptions o;
-  const FlagSet flags = FlagSet{{"--input", "--targets"}, {}} + modelFlags() + inputFlags() + splitFlags();
+  const FlagSet flags = FlagSet{{"--input", "--targets"}, {"--recenter"}} + modelFlags() + inputFlags() + splitFlags();
   if (!parseFlags(args, argc, argv, flags, &error) || !readModelFlags(args, {}, &o.predictor, &error) ||
       !readInputFlags(args, &o.reader, &o.predictor, &error) || !readSplitFlags(args, &o.split, &error))
     return fail(error);
   o.model_dir = args.get("--model");
   o.input = args.get("--input");
   o.targets = splitList(args.get("--targets"));
+  o.recenter = args.has("--recenter");
   if (o.model_dir.empty() || o.input.empty())
     return fail("calibrate needs --model DIR (a train output directory) and --input");
   auto summary = jobs::runCalibrate(o);
   if (!summary.isOk()) return fail(summary.status().toString());
   std::cerr << "calibrate: " << summary->reference << " reference (training) molecules, " << summary->valid
             << " validation, " << summary->calibration << " calibration; ensemble of " << summary->members + 1
-            << ", sigma's distance share " << summary->distance_share << ", 90 % multiplier " << summary->q90
-            << "\nwrote " << summary->path << "\n";
+            << ", sigma's distance share " << summary->distance_share << ", 90 % multiplier " << summary->q90;
+  for (size_t j = 0; j < summary->output_offset.size(); ++j)
+    std::cerr << (j ? ", " : "\nre-centred; output offsets now ") << summary->output_offset[j];
+  std::cerr << "\nwrote " << summary->path << "\n";
   return 0;
 }
 

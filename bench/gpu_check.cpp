@@ -100,7 +100,7 @@ std::vector<gs::engine::CompareMode> modes(const Args& a, bool cuda) {
       cuda ? std::vector<Precision>{Precision::FP32, Precision::BF16, Precision::FP16}
            : std::vector<Precision>{Precision::FP32, Precision::BF16};
   for (int b : a.inference_batches)
-    for (Precision p : precisions) m.push_back({p, 0.0, b});
+    for (Precision p : precisions) m.push_back({p, 0.0, b, {}});
   return m;
 }
 
@@ -109,7 +109,7 @@ std::vector<gs::engine::CompareMode> trainModes(const Args& a, bool cuda) {
   std::vector<gs::engine::CompareMode> m;
   for (Precision p : cuda ? std::vector<Precision>{Precision::FP32, Precision::BF16, Precision::FP16}
                           : std::vector<Precision>{Precision::FP32, Precision::BF16})
-    for (double ratio : {0.0, 0.5, 1.0}) m.push_back({p, ratio, a.train_batch});
+    for (double ratio : {0.0, 0.5, 1.0}) m.push_back({p, ratio, a.train_batch, {}});
   return m;
 }
 

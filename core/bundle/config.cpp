@@ -196,6 +196,7 @@ Result<ModelMetadata> ModelMetadata::fromJson(const JsonValue& json) {
   for (Status s :
        {readList(json, "target_names", m.target_names, str), readList(json, "target_units", m.target_units, str),
         readList(json, "target_mean", m.target_mean, num), readList(json, "target_std", m.target_std, num),
+        readList(json, "output_offset", m.output_offset, num),
         readString(json, "description", m.description)})
     if (!s.isOk()) return s;
   std::string convention;
@@ -223,6 +224,7 @@ void ModelMetadata::overrideWith(const ModelMetadata& other) {
   if (other.spatial_pos_max) spatial_pos_max = other.spatial_pos_max;
   if (!other.target_mean.empty()) target_mean = other.target_mean;
   if (!other.target_std.empty()) target_std = other.target_std;
+  if (!other.output_offset.empty()) output_offset = other.output_offset;
   if (!other.description.empty()) description = other.description;
   if (other.mirror_invariant) mirror_invariant = other.mirror_invariant;
 }
@@ -240,6 +242,11 @@ std::string ModelMetadata::toJson() const {
   w.endArray().key("target_std").beginArray();
   for (double v : target_std) w.value(v);
   w.endArray();
+  if (!output_offset.empty()) {
+    w.key("output_offset").beginArray();
+    for (double v : output_offset) w.value(v);
+    w.endArray();
+  }
   if (convention) w.field("index_convention", graph::conventionName(*convention));
   if (spatial_pos_max) w.field("training_spatial_pos_max", *spatial_pos_max);
   if (!description.empty()) w.field("description", std::string_view(description));
@@ -256,7 +263,8 @@ Status ModelMetadata::validate(int num_outputs) const {
     return Status::ok();
   };
   for (Status s : {check(target_names.size(), "target_names"), check(target_units.size(), "target_units"),
-                   check(target_mean.size(), "target_mean"), check(target_std.size(), "target_std")})
+                   check(target_mean.size(), "target_mean"), check(target_std.size(), "target_std"),
+                   check(output_offset.size(), "output_offset")})
     if (!s.isOk()) return s;
   if (target_mean.size() != target_std.size()) return bad("target_mean", "and target_std must both be given");
   for (double s : target_std)

@@ -54,6 +54,10 @@ struct ModelMetadata {
   std::optional<int> spatial_pos_max;           // collator masking used in training
   std::vector<double> target_mean;              // outputs are de-normalised: y = raw * std + mean
   std::vector<double> target_std;
+  // Added to output j after de-normalisation: the median error of the trained model on its
+  // validation fold (train and `calibrate --recenter`), so a model that runs high or low on held-out
+  // molecules is re-centred. Empty = none; training a model again clears it.
+  std::vector<double> output_offset;
   std::string description;
   // True when every target is the same for a molecule and its mirror image (a gap, logP, TPSA;
   // not an optical rotation or a binding affinity to a chiral pocket): predictions are then
@@ -63,11 +67,15 @@ struct ModelMetadata {
 
   bool mirrorInvariant() const { return mirror_invariant.value_or(false); }
   std::string outputName(int i) const;
-  // Output j in target units: raw * target_std[j] + target_mean[j] (raw when not normalised).
+  // Output j in target units: raw * target_std[j] + target_mean[j] + output_offset[j] (raw when not
+  // normalised).
   // The one de-normalisation of predictions, explanations, comparisons and training reports.
   double denormalize(int j, double raw) const { return raw * outputScale(j) + outputShift(j); }
   double outputScale(int j) const { return j < static_cast<int>(target_std.size()) ? target_std[j] : 1.0; }
-  double outputShift(int j) const { return j < static_cast<int>(target_mean.size()) ? target_mean[j] : 0.0; }
+  double outputShift(int j) const {
+    return (j < static_cast<int>(target_mean.size()) ? target_mean[j] : 0.0) +
+           (j < static_cast<int>(output_offset.size()) ? output_offset[j] : 0.0);
+  }
   static Result<ModelMetadata> fromJson(const JsonValue& json);
   // Merges fields present in `other` over this one.
   void overrideWith(const ModelMetadata& other);

@@ -19,6 +19,21 @@ double median(std::vector<double> v) {
   return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
 }
 
+std::vector<double> medianResiduals(const std::vector<std::vector<float>>& predictions,
+                                    const std::vector<std::vector<float>>& labels, int outputs, int64_t min_count) {
+  std::vector<double> offsets(static_cast<size_t>(std::max(outputs, 0)), 0.0);
+  for (size_t j = 0; j < offsets.size(); ++j) {
+    std::vector<double> residuals;
+    for (size_t i = 0; i < predictions.size() && i < labels.size(); ++i) {
+      if (j >= predictions[i].size() || j >= labels[i].size()) continue;
+      const double r = double(labels[i][j]) - double(predictions[i][j]);
+      if (std::isfinite(r)) residuals.push_back(r);
+    }
+    if (static_cast<int64_t>(residuals.size()) >= std::max<int64_t>(min_count, 1)) offsets[j] = median(residuals);
+  }
+  return offsets;
+}
+
 std::vector<double> ranks(const std::vector<double>& v) {
   std::vector<size_t> order(v.size());
   std::iota(order.begin(), order.end(), 0);

@@ -14,6 +14,10 @@
 namespace gs::stats {
 
 double median(std::vector<double> values);  // NaN for none
+// Per output j, the median of label - prediction over the molecules labelled for j (NaN labels and
+// predictions skipped); 0 where fewer than `min_count` remain, so a small fold changes nothing.
+std::vector<double> medianResiduals(const std::vector<std::vector<float>>& predictions,
+                                    const std::vector<std::vector<float>>& labels, int outputs, int64_t min_count);
 // Average ranks (1-based; ties share the mean of their ranks).
 std::vector<double> ranks(const std::vector<double>& values);
 // Spearman's rank correlation; NaN when fewer than two values or one side is constant.

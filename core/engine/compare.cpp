@@ -285,11 +285,11 @@ Result<std::vector<CompareMode>> parseModes(const std::string& list, int default
 }
 
 std::vector<CompareMode> presetModes(int batch_size) {
-  return {{tensor::Precision::FP32, 0.0, batch_size},
-          {tensor::Precision::BF16, 0.0, batch_size},
-          {tensor::Precision::FP32, 1.0, batch_size},
-          {tensor::Precision::BF16, 1.0, batch_size},
-          {tensor::Precision::INT8, 0.0, batch_size}};
+  return {{tensor::Precision::FP32, 0.0, batch_size, {}},
+          {tensor::Precision::BF16, 0.0, batch_size, {}},
+          {tensor::Precision::FP32, 1.0, batch_size, {}},
+          {tensor::Precision::BF16, 1.0, batch_size, {}},
+          {tensor::Precision::INT8, 0.0, batch_size, {}}};
 }
 
 std::vector<CompareMode> modelModes(const std::vector<std::string>& models, int batch_size) {

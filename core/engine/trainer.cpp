@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 
 #include "common/atomic_file.h"
 #include "common/json_writer.h"
+#include "common/stats.h"
 #include "engine/activation_checkpoint.h"
 #include "engine/loss_scaler.h"
 #include "engine/train_state.h"
@@ -111,10 +113,10 @@ std::vector<std::string> Trainer::checkpointFiles(const std::string& output_dir)
 Trainer::Trainer(model::LoadedModel model, TrainOptions options)
     : model_(std::move(model)), options_(std::move(options)) {}
 
-std::vector<double> Trainer::evaluate(const std::vector<TrainExample>& examples) {
+std::vector<std::vector<float>> Trainer::predict(const std::vector<TrainExample>& examples) {
   const int k = model_.config.num_classes;
-  std::vector<double> err(k, 0.0);
-  std::vector<int64_t> count(k, 0);
+  std::vector<std::vector<float>> values;
+  values.reserve(examples.size());
   const bool was_training = model_.model->is_training();
   model_.model->eval();
   torch::NoGradGuard no_grad;
@@ -130,18 +132,39 @@ std::vector<double> Trainer::evaluate(const std::vector<TrainExample>& examples)
     auto out = model_.model->forward(tensor::collate(mols, options_.collate).to(device)).to(torch::kCPU);
     auto acc = out.accessor<float, 2>();
     for (size_t i = start; i < end; ++i) {
-      for (int j = 0; j < k; ++j) {
-        const float t = examples[i].targets[j];
-        if (std::isnan(t)) continue;
-        const double pred = md.denormalize(j, acc[i - start][j]);
-        err[j] += std::abs(pred - t);
-        ++count[j];
-      }
+      std::vector<float>& row = values.emplace_back(static_cast<size_t>(k));
+      for (int j = 0; j < k; ++j) row[j] = static_cast<float>(md.denormalize(j, acc[i - start][j]));
     }
   }
-  for (int j = 0; j < k; ++j) err[j] = count[j] ? err[j] / count[j] : 0.0;
   if (was_training) model_.model->train();
+  return values;
+}
+
+std::vector<double> Trainer::evaluate(const std::vector<TrainExample>& examples) {
+  const int k = model_.config.num_classes;
+  std::vector<double> err(k, 0.0);
+  std::vector<int64_t> count(k, 0);
+  const auto values = predict(examples);
+  for (size_t i = 0; i < examples.size(); ++i)
+    for (int j = 0; j < k; ++j) {
+      const float t = examples[i].targets[j];
+      if (std::isnan(t)) continue;
+      err[j] += std::abs(double(values[i][j]) - t);
+      ++count[j];
+    }
+  for (int j = 0; j < k; ++j) err[j] = count[j] ? err[j] / count[j] : 0.0;
   return err;
+}
+
+std::vector<double> Trainer::recenter(const std::vector<TrainExample>& valid, int64_t min_count) {
+  model_.metadata.output_offset.clear();
+  std::vector<std::vector<float>> labels;
+  labels.reserve(valid.size());
+  for (const auto& e : valid) labels.push_back(e.targets);
+  auto offsets = stats::medianResiduals(predict(valid), labels, model_.config.num_classes, min_count);
+  if (std::any_of(offsets.begin(), offsets.end(), [](double d) { return d != 0; }))
+    model_.metadata.output_offset = offsets;
+  return offsets;
 }
 
 Status Trainer::snapshotCycles(const std::vector<TrainExample>& train, int cycles, int epochs, double learning_rate,
@@ -291,6 +314,7 @@ void Trainer::prepare(Run& run, const std::vector<TrainExample>& train) {
   const int k = model_.config.num_classes;
   model_.model->setInt8(false, nullptr);
   targetStatistics(train, k, model_.metadata.target_mean, model_.metadata.target_std);
+  model_.metadata.output_offset.clear();
   if (o.reset_head) {
     torch::NoGradGuard no_grad;
     for (auto* lin :

@@ -53,6 +53,11 @@ class Trainer {
   model::LoadedModel& model() { return model_; }
   // Mean absolute error per output in target units (missing targets skipped).
   std::vector<double> evaluate(const std::vector<TrainExample>& examples);
+  // The model's outputs in target units, one row per example.
+  std::vector<std::vector<float>> predict(const std::vector<TrainExample>& examples);
+  // Sets the model's output offsets (metadata.output_offset) to its median error on `valid` per
+  // output, or none where fewer than `min_count` molecules carry that label; returns them.
+  std::vector<double> recenter(const std::vector<TrainExample>& valid, int64_t min_count);
   // The files fit() writes into an output directory: last and best weights, state, optimizer.
   static std::vector<std::string> checkpointFiles(const std::string& output_dir);
   // Whether output_dir holds a state that `resume` continues (a cancelled or interrupted run).

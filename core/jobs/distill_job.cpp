@@ -1,5 +1,6 @@
 #include "jobs/distill_job.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -164,17 +165,25 @@ Status labelWithTeacher(predict::Predictor& teacher, const std::vector<const che
   return Status::ok();
 }
 
-std::vector<float> softTargets(const std::vector<float>& teacher, const std::vector<float>* label, double w) {
+// The soft target of one training molecule; `label` is null for an unlabelled molecule. An output
+// learnt from labels alone (w = 1) has no target where its label is missing.
+std::vector<float> softTargets(const std::vector<float>& teacher, const std::vector<float>* label,
+                               const std::vector<double>& w) {
   std::vector<float> y = teacher;
-  if (!label) return y;
-  for (size_t j = 0; j < y.size() && j < label->size(); ++j)
-    if (!std::isnan((*label)[j])) y[j] = static_cast<float>((1 - w) * teacher[j] + w * (*label)[j]);
+  for (size_t j = 0; j < y.size() && j < w.size(); ++j) {
+    const bool labelled = label && j < label->size() && !std::isnan((*label)[j]);
+    if (labelled)
+      y[j] = static_cast<float>((1 - w[j]) * teacher[j] + w[j] * (*label)[j]);
+    else if (w[j] >= 1)
+      y[j] = std::nanf("");
+  }
   return y;
 }
 
 // The student's folds: the labelled split with the training fold's targets made soft, plus the
 // extras with the teacher's outputs; validation, calibration and test keep the true labels.
-Folds distillFolds(const SplitData& split, const Extras& extras, const TeacherValues& values, double w) {
+Folds distillFolds(const SplitData& split, const Extras& extras, const TeacherValues& values,
+                   const std::vector<double>& w) {
   Folds folds = foldsOf(split.data, split.split);
   folds.train.clear();
   for (size_t i = 0; i < split.data.rows.size(); ++i) {
@@ -185,8 +194,22 @@ Folds distillFolds(const SplitData& split, const Extras& extras, const TeacherVa
   }
   for (const auto& row : extras.rows)
     if (const auto it = values.find(row.canonical); it != values.end())
-      folds.train.push_back({&*row.features, it->second});
+      folds.train.push_back({&*row.features, softTargets(it->second, nullptr, w)});
   return folds;
+}
+
+// One label weight per output of the teacher.
+Result<std::vector<double>> labelWeights(const DistillJobOptions& o, const std::vector<std::string>& outputs) {
+  std::vector<double> w(outputs.size(), o.label_weight);
+  for (const auto& [name, weight] : o.label_weight_of) {
+    const auto at = std::find(outputs.begin(), outputs.end(), name);
+    if (at == outputs.end())
+      return Status(StatusCode::InvalidArgument, "label weight for '" + name + "': the teacher has no such output");
+    if (!(weight >= 0 && weight <= 1))
+      return Status(StatusCode::InvalidArgument, "the label weight of '" + name + "' must be in [0, 1]");
+    w[at - outputs.begin()] = weight;
+  }
+  return w;
 }
 
 std::vector<double> teacherTestMae(const SplitData& split, const TeacherValues& values) {
@@ -228,8 +251,13 @@ TrainJobOptions studentOptions(const DistillJobOptions& o, const model::LoadedMo
     const std::string name = weights.has_parent_path() ? weights.parent_path().filename().string() : weights.string();
     char weight[32];
     std::snprintf(weight, sizeof weight, "%g", o.label_weight);
+    std::string label_weights = weight;
+    for (const auto& [output, w] : o.label_weight_of) {
+      std::snprintf(weight, sizeof weight, "%g", w);
+      label_weights += std::string(", ") + output + " " + weight;
+    }
     s.description = (md.description.empty() ? std::string("distilled") : md.description) + " (student of '" + name +
-                    "', label weight " + weight + ")";
+                    "', label weight " + label_weights + ")";
   }
   return s;
 }
@@ -249,6 +277,8 @@ Result<DistillJobSummary> runDistill(const DistillJobOptions& o, const engine::T
   if (!teacher.isOk()) return teacher.status();
   const auto& tm = teacher.value()->model();
   const TrainJobOptions student = studentOptions(o, tm);
+  const auto weights = labelWeights(o, tm.metadata.target_names);
+  if (!weights.isOk()) return weights.status();
   std::vector<std::string> inputs = o.unlabelled;
   inputs.push_back(tm.weights_path);
   if (Status s = checkTrainOptions(student, {path(o, kTeacherCacheFile), path(o, kTeacherRecordFile)}, inputs); !s.isOk())
@@ -289,7 +319,7 @@ Result<DistillJobSummary> runDistill(const DistillJobOptions& o, const engine::T
   summary.teacher_test_mae = teacherTestMae(split.value(), values);
   teacher.value().reset();
 
-  const Folds folds = distillFolds(split.value(), extras.value(), values, o.label_weight);
+  const Folds folds = distillFolds(split.value(), extras.value(), values, weights.value());
   auto trained = trainFolds(student, std::move(prepared.value()), split.value(), folds, nullptr, callbacks);
   if (!trained.isOk()) return trained.status();
   summary.student = std::move(trained.value());

@@ -4,6 +4,9 @@
 // molecule of one or more unlabelled files (any format predict reads); the student learns all of
 // the teacher's outputs, mixed with the true labels where they exist:
 //   soft target = (1 - w) * teacher + w * label   (w = label_weight; teacher alone where no label)
+// w may differ per output (label_weight_of): an output with w = 1 is learnt from the labels alone
+// (molecules without its label teach it nothing), for a property the teacher is no better at than
+// the labels.
 // Everything else is train's machinery on the labelled file: its split (the teacher's split.csv by
 // default in the CLI, so the student is tested on molecules the teacher never saw), validation and
 // test on the true labels, resume, memory budget, mixed precision, snapshots, and trust data built
@@ -18,6 +21,7 @@
 // a resumed run reuses them, so it trains on exactly the same targets as the interrupted one.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bundle/model_source.h"
@@ -34,6 +38,7 @@ struct DistillJobOptions {
   std::vector<std::string> unlabelled;  // molecule files the teacher labels (may be empty)
   data::ReaderOptions unlabelled_reader;
   double label_weight = 0.5;  // in [0, 1]; 0 = the teacher's outputs only
+  std::vector<std::pair<std::string, double>> label_weight_of;  // per output name, overrides label_weight
   // Unlabelled molecules at least this similar to a held-out labelled molecule are left out; a
   // value > 1 keeps them all (only identical molecules are removed). < 0: the split's cluster
   // similarity (0.65 by default).

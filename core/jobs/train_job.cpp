@@ -154,6 +154,7 @@ Result<std::vector<std::string>> trainSnapshots(const TrainJobOptions& options, 
   const Status s = trainer.snapshotCycles(
       folds.train, options.snapshots, options.snapshot_epochs, lr,
       [&](int k) -> Status {
+        if (options.recenter) trainer.recenter(folds.valid, kRecenterMinimum);
         const std::string member = "snapshots/" + std::to_string(k);
         std::error_code ec;
         std::filesystem::create_directories(options.output_dir + "/" + member, ec);
@@ -260,6 +261,10 @@ Result<TrainJobSummary> trainFolds(const TrainJobOptions& options, model::Loaded
   if (!trained.isOk()) return trained.status();
   summary.training = trained.value();
   if (Status s = writeSplitFile(options.output_dir + "/split.csv", split.data, split.split); !s.isOk()) return s;
+  if (options.recenter && !summary.training.cancelled) {
+    trainer.recenter(folds.valid, kRecenterMinimum);
+    summary.output_offset = trainer.model().metadata.output_offset;
+  }
   if (!folds.valid.empty()) summary.valid_mae = trainer.evaluate(folds.valid);
   if (!folds.test.empty()) summary.test_mae = trainer.evaluate(folds.test);
   auto written = model::saveBundle(options.output_dir, *trainer.model().model, trainer.model().metadata, spec);

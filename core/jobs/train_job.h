@@ -44,14 +44,21 @@ struct TrainJobOptions {
   // fit_precision, the precision) that fit this budget in the least time (engine/train_memory.h).
   int64_t memory_budget_mib = 0;
   bool fit_precision = false;
+  // Re-centre each output (and each snapshot's) on the validation fold: the model's median error
+  // there becomes its output offset (bundle::ModelMetadata::output_offset), where at least
+  // kRecenterMinimum validation molecules carry that label.
+  bool recenter = true;
 };
+
+constexpr int64_t kRecenterMinimum = 50;
 
 struct TrainJobSummary {
   int64_t rows = 0;
   std::map<std::string, int64_t> skipped;  // reason -> count
   int64_t train = 0, valid = 0, calibration = 0, test = 0;
   engine::TrainSummary training;
-  std::vector<double> valid_mae, test_mae;  // per target, best epoch
+  std::vector<double> valid_mae, test_mae;  // per target, best epoch (after re-centring)
+  std::vector<double> output_offset;        // per target, added by re-centring (empty = none)
   std::string model_path;                   // model.safetensors, or adapter.safetensors for LoRA
   std::string trust_path;                   // "" when no calibration fold was asked for
   int snapshots = 0;

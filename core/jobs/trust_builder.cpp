@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/stats.h"
+#include "jobs/train_job.h"
 #include "model/loader.h"
 #include "predict/predictor.h"
 
@@ -166,6 +167,35 @@ Result<TrustBuildSummary> buildTrust(const TrustBuildInputs& in) {
 
 namespace {
 
+// Adds the median error on the validation fold to the offsets of the model in `dir` (its predictions
+// already include any earlier offset) and rewrites its weights file; returns the offsets now.
+Result<std::vector<double>> recenterModel(const std::string& dir, const LabelledData& data,
+                                          const std::vector<data::Subset>& split, predict::PredictorOptions po) {
+  po.session.precision = tensor::Precision::FP32;
+  auto p = openPlain(dir, po);
+  if (!p.isOk()) return p.status();
+  if (!p.value()->model().source.adapter.empty())
+    return Status(StatusCode::InvalidArgument, "'" + dir + "' is a LoRA adapter: re-centre it by training it again");
+  const Fold valid = foldOf(data, split, data::Subset::Valid);
+  const auto predictions = p.value()->session().predict(valid.molecules);
+  std::vector<std::vector<float>> values, labels;
+  for (size_t i = 0; i < predictions.size(); ++i)
+    if (predictions[i].status.isOk()) {
+      values.push_back(predictions[i].values);
+      labels.push_back(data.targets[valid.rows[i]]);
+    }
+  const int outputs = p.value()->numOutputs();
+  p.value().reset();
+  const auto residual = stats::medianResiduals(values, labels, outputs, kRecenterMinimum);
+  auto model = model::openModel(bundle::ModelSource{dir, ""});
+  if (!model.isOk()) return model.status();
+  auto& md = model->metadata;
+  md.output_offset.resize(static_cast<size_t>(outputs), 0.0);
+  for (int j = 0; j < outputs; ++j) md.output_offset[j] += residual[j];
+  if (auto saved = model::saveBundle(dir, *model->model, md); !saved.isOk()) return saved.status();
+  return md.output_offset;
+}
+
 // The snapshot directories of a model directory, in cycle order.
 std::vector<std::string> snapshotMembers(const std::string& dir) {
   std::vector<std::string> members;
@@ -200,11 +230,21 @@ Result<TrustBuildSummary> runCalibrate(const CalibrateJobOptions& options) {
   TrustBuildInputs in;
   in.model_dir = options.model_dir;
   in.members = snapshotMembers(options.model_dir);
+  std::vector<double> offsets;
+  if (options.recenter)
+    for (size_t k = 0; k <= in.members.size(); ++k) {
+      auto done = recenterModel(k == 0 ? in.model_dir : in.model_dir + "/" + in.members[k - 1], data.value(),
+                                split.value(), options.predictor);
+      if (!done.isOk()) return done.status();
+      if (k == 0) offsets = done.value();
+    }
   in.data = &data.value();
   in.split = &split.value();
   in.split_options = options.split;
   in.predictor = options.predictor;
-  return buildTrust(in);
+  auto built = buildTrust(in);
+  if (built.isOk()) built->output_offset = offsets;
+  return built;
 }
 
 }  // namespace gs::jobs

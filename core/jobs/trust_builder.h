@@ -24,6 +24,7 @@ struct TrustBuildSummary {
   std::string path;
   int64_t reference = 0, valid = 0, calibration = 0;
   int members = 0;
+  std::vector<double> output_offset;  // with recenter: the model's offsets now (per output)
   double distance_share = 0;  // λ chosen for output 0
   double q90 = 0;             // the 90 % multiplier of output 0
 };
@@ -40,6 +41,9 @@ struct CalibrateJobOptions {
   data::ReaderOptions reader;
   data::SplitOptions split;
   predict::PredictorOptions predictor;  // device, threads, parsing
+  // First re-centre the model and each snapshot on the validation fold (as train does) and rewrite
+  // their weights files' metadata; not for a LoRA adapter.
+  bool recenter = false;
 };
 Result<TrustBuildSummary> runCalibrate(const CalibrateJobOptions& options);
 

@@ -216,5 +216,22 @@ TEST(Distill, MoleculesLikeTheHeldOutOnesStayOutOfTraining) {
   EXPECT_EQ(near->added + near->near_holdout + near->duplicates, near->unlabelled_usable);
 }
 
+// A weight per output must name one of the teacher's outputs and lie in [0, 1].
+TEST(Distill, AnOutputsOwnLabelWeightMustNameATeacherOutput) {
+  if (bundledModelPath("fast").empty()) GTEST_SKIP() << "the bundled fast model is not installed";
+  TempDir dir("gs_distill_weights_");
+  auto d = tinyDistill(dir.path, 50, 0, 1);
+  d.label_weight_of = {{"logp_xtb", 1.0}, {"boiling_point", 1.0}};
+  auto unknown = jobs::runDistill(d);
+  ASSERT_FALSE(unknown.isOk());
+  EXPECT_NE(unknown.status().message().find("'boiling_point': the teacher has no such output"), std::string::npos)
+      << unknown.status().message();
+  d.label_weight_of = {{"logp_xtb", 1.5}};
+  auto out_of_range = jobs::runDistill(d);
+  ASSERT_FALSE(out_of_range.isOk());
+  EXPECT_NE(out_of_range.status().message().find("logp_xtb"), std::string::npos) << out_of_range.status().message();
+  EXPECT_FALSE(fs::exists(d.student.output_dir + "/model.safetensors"));
+}
+
 }  // namespace
 }  // namespace gs

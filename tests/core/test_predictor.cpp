@@ -378,12 +378,12 @@ TEST(Predictor, EnantiomersGetTheSamePredictionWhenTheTargetsAreMirrorInvariant)
 
 TEST(BenchReport, TableCsvAndJsonCarryEveryMode) {
   engine::ModeResult ok;
-  ok.mode = {tensor::Precision::BF16, 0.5, 64};
+  ok.mode = {tensor::Precision::BF16, 0.5, 64, {}};
   ok.molecules = 10;
   ok.ms_per_molecule = 1.5;
   ok.peak_tensor_bytes = 3 << 20;
   engine::ModeResult off;
-  off.mode = {tensor::Precision::INT8, 0.0, 32};
+  off.mode = {tensor::Precision::INT8, 0.0, 32, {}};
   off.status = Status(StatusCode::InvalidArgument, "no int8 engine");
   ok.output_mean_abs_delta = {0.0125, 3.5};
   ok.output_max_abs_delta = {0.5, 7.0};

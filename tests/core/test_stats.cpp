@@ -36,6 +36,17 @@ TEST(Stats, RanksSpearmanAndAuroc) {
   EXPECT_DOUBLE_EQ(stats::median({4, 1, 3, 2}), 2.5);
 }
 
+TEST(Stats, MedianResidualsSkipMissingValuesAndSmallFolds) {
+  const float nan = std::nanf("");
+  // Output 0: residuals 1, 2, 10 (one missing label, one missing prediction) -> 2.
+  // Output 1: only two labelled molecules -> below the minimum, no offset.
+  const std::vector<std::vector<float>> predictions{{0, 5}, {1, nan}, {2, 1}, {nan, 0}, {0, 3}};
+  const std::vector<std::vector<float>> labels{{1, nan}, {3, 4}, {12, 2}, {5, nan}, {nan, 3.5}};
+  EXPECT_EQ(stats::medianResiduals(predictions, labels, 2, 3), (std::vector<double>{2.0, 0.0}));
+  EXPECT_EQ(stats::medianResiduals(predictions, labels, 2, 2), (std::vector<double>{2.0, 0.75}));
+  EXPECT_EQ(stats::medianResiduals({}, {}, 1, 1), (std::vector<double>{0.0}));
+}
+
 TEST(Conformal, QuantileIsTheFiniteSampleOrderStatistic) {
   auto s = stats::ConformalScores::fromScores({9, 1, 8, 2, 7, 3, 6, 4, 5});
   ASSERT_TRUE(s.isOk());
