@@ -222,7 +222,9 @@ void ModelMetadata::overrideWith(const ModelMetadata& other) {
   if (!other.target_units.empty()) target_units = other.target_units;
   if (other.convention) convention = other.convention;
   if (other.spatial_pos_max) spatial_pos_max = other.spatial_pos_max;
-  if (!other.target_mean.empty()) target_mean = other.target_mean;
+  // An offset belongs to the normalisation it was fitted with: new statistics (a LoRA adapter's)
+  // bring their own offset or none.
+  if (!other.target_mean.empty()) target_mean = other.target_mean, output_offset = other.output_offset;
   if (!other.target_std.empty()) target_std = other.target_std;
   if (!other.output_offset.empty()) output_offset = other.output_offset;
   if (!other.description.empty()) description = other.description;

@@ -1,7 +1,8 @@
 // Re-centring (jobs/train_job.h, `calibrate --recenter`): a trained model's median error on its
 // validation fold becomes its output offset, so that fold's median error through the predictor is
 // then zero; a run without it has exactly that median error; each snapshot gets its own offset;
-// `calibrate --recenter` turns the plain model into the re-centred one and rebuilds its trust.
+// `calibrate --recenter` turns the plain model into the re-centred one and rebuilds its trust; a
+// LoRA adapter does not inherit its base's offset.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 
 #include "common/stats.h"
 #include "jobs/trust_builder.h"
+#include "model/loader.h"
 #include "predict/predictor.h"
 #include "tiny_train.h"
 
@@ -113,6 +115,19 @@ TEST(Recenter, TheValidationFoldsMedianErrorBecomesTheOutputOffset) {
   auto with_trust = predict::Predictor::open(po);
   ASSERT_TRUE(with_trust.isOk()) << with_trust.status().toString();
   EXPECT_NE(with_trust.value()->trust(), nullptr);
+
+  // A LoRA adapter brings its own normalisation: on a fold too small to re-centre, the adapted
+  // model carries no offset (not the base model's, which belonged to the base's statistics).
+  auto lora = testing_tiny::tinyTrain(testing_tiny::slice(dir, "small.csv", 700, 200), (dir / "lora").string());
+  lora.model = bundle::ModelSource{(dir / "centred").string(), ""};
+  lora.train.lora_rank = 2;
+  lora.snapshots = 0;
+  auto adapted = jobs::runTrain(lora);
+  ASSERT_TRUE(adapted.isOk()) << adapted.status().toString();
+  EXPECT_LT(adapted->valid, jobs::kRecenterMinimum);
+  auto loaded = model::openModel(bundle::ModelSource{(dir / "lora").string(), ""});
+  ASSERT_TRUE(loaded.isOk()) << loaded.status().toString();
+  EXPECT_TRUE(loaded->metadata.output_offset.empty());
   fs::remove_all(dir);
 }
 
