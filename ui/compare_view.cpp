@@ -208,9 +208,11 @@ void CompareView::setOutputs(const QStringList& names, const QStringList& units)
       tr("Molecules per second (higher is faster)"),
       tr("Largest memory the model's numbers took at once (the part precision and checkpointing change)"),
       tr("Largest memory of the whole app while this mode ran (includes the libraries and the molecules)"),
-      tr("Largest difference of a prediction from FP32's on the same molecules (the first output; each cell's "
-         "tooltip lists every output in its unit)"),
-      tr("Average difference of the predictions from FP32's (the first output; each cell's tooltip lists every output)"),
+      tr("Largest difference of a prediction from the loaded model's FP32 prediction of the same molecule (the first "
+         "output; each cell's tooltip lists every output in its unit). For a row of another model (@fast) it is the "
+         "difference between the two models"),
+      tr("Average difference of the predictions from the loaded model's FP32 predictions (the first output; each "
+         "cell's tooltip lists every output; for another model's row, the two models' difference)"),
       tr("Why a mode could not run, or what to keep in mind")};
   for (int c = 0; c < table_->columnCount(); ++c) table_->horizontalHeaderItem(c)->setToolTip(tips[c]);
 }
