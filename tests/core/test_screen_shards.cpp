@@ -8,6 +8,8 @@
 #include <random>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "common/compression.h"
 #include "data/file_segments.h"
 #include "data/record_reader.h"
@@ -15,6 +17,12 @@
 
 namespace gs {
 namespace {
+
+// A file name in the test temporary directory that no other test process uses (ctest runs the
+// tests of this binary in parallel, each in its own process).
+std::string tempPath(const std::string& name) {
+  return ::testing::TempDir() + "/" + name + "_" + std::to_string(::getpid());
+}
 
 struct Variant {
   bool crlf, final_newline, bom;
@@ -64,7 +72,7 @@ void expectSame(const data::RawRecord& a, const data::RawRecord& b) {
 
 TEST(ScreenShards, UnionOfRangesIsTheFileForEveryFormatAndChunkSize) {
   std::mt19937 rng(7);
-  const std::string path = ::testing::TempDir() + "/shards_input";
+  const std::string path = tempPath("shards_input");
   const std::pair<data::FileFormat, const char*> formats[] = {{data::FileFormat::Smi, ".smi"},
                                                               {data::FileFormat::Csv, ".csv"},
                                                               {data::FileFormat::Sdf, ".sdf"},
@@ -121,7 +129,7 @@ TEST(ScreenShards, SpreadChunksCoversEveryChunkOnce) {
 }
 
 std::string roundTrip(Codec codec, const std::string& text, int pieces, std::string* error) {
-  const std::string path = ::testing::TempDir() + "/codec" + std::to_string(static_cast<int>(codec));
+  const std::string path = tempPath("codec" + std::to_string(static_cast<int>(codec)));
   {
     std::ofstream out(path, std::ios::binary);
     const size_t step = text.size() / static_cast<size_t>(pieces) + 1;
@@ -149,6 +157,7 @@ TEST(Compression, RoundTripsAndConcatenatedStreams) {
     EXPECT_EQ(roundTrip(c, text, 1, &error), text) << codecName(c);
     EXPECT_EQ(error, "");
     EXPECT_EQ(roundTrip(c, text, 5, &error), text) << codecName(c) << " concatenated";
+    std::remove(tempPath("codec" + std::to_string(static_cast<int>(c))).c_str());
   }
 }
 
@@ -159,7 +168,7 @@ TEST(Compression, TruncatedDataIsReported) {
     if (!codecAvailable(c)) continue;
     std::string error;
     roundTrip(c, text, 1, &error);
-    const std::string path = ::testing::TempDir() + "/codec" + std::to_string(static_cast<int>(c));
+    const std::string path = tempPath("codec" + std::to_string(static_cast<int>(c)));
     std::ifstream in(path, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), {});
     std::ofstream(path + ".cut", std::ios::binary) << bytes.substr(0, bytes.size() * 2 / 3);
@@ -170,6 +179,8 @@ TEST(Compression, TruncatedDataIsReported) {
     EXPECT_LT(s.str().size(), text.size());
     EXPECT_NE(file.value()->error().message().find(c == Codec::Bzip2 ? "bzip2" : codecName(c)), std::string::npos)
         << file.value()->error().message();
+    std::remove(path.c_str());
+    std::remove((path + ".cut").c_str());
   }
 }
 
