@@ -8,12 +8,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <sstream>
 
 #include <unistd.h>
 
 #include "common/stats.h"
+#include "jobs/labelled_data.h"
 #include "jobs/trust_builder.h"
 #include "model/loader.h"
 #include "predict/predictor.h"
@@ -30,16 +30,16 @@ struct Fold {
 
 // The validation molecules of a run (its split.csv) from the labelled CSV (smiles,gap_ev,status).
 Fold validationFold(const std::string& csv, const std::string& run_dir) {
-  std::map<std::string, std::string> subset;
-  std::ifstream split(run_dir + "/split.csv");
-  std::string line;
-  std::getline(split, line);
-  while (std::getline(split, line)) subset[line.substr(0, line.find(','))] = line.substr(line.rfind(',') + 1);
   Fold fold;
+  const auto split = jobs::readSplitFile(run_dir + "/split.csv");
+  EXPECT_TRUE(split.isOk()) << split.status().toString();
+  if (!split.isOk()) return fold;
   std::ifstream in(csv);
+  std::string line;
   std::getline(in, line);
-  for (int row = 1; std::getline(in, line); ++row) {
-    if (subset[std::to_string(row)] != "valid") continue;
+  for (int64_t row = 1; std::getline(in, line); ++row) {
+    const auto it = split->find(row);
+    if (it == split->end() || it->second.second != data::Subset::Valid) continue;
     std::stringstream fields(line);
     std::string smiles, gap;
     std::getline(fields, smiles, ',');
