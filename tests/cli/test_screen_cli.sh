@@ -7,10 +7,11 @@
 # ends as one `crashed` row. The plans read --chunk-rows 32 (predict too), so a few hundred rows
 # (GS_SCREEN_TEST_ROWS, 400) make a dozen chunks and seven real shards; the identity checks run
 # with --no-trust, and one plan (the 7-shard .smi one, whose hit list filters on sigma) keeps trust.
+# The bundled `fast` model keeps the many short runs quick (screening accepts either bundled model).
 set -euo pipefail
 cli=$1
 rows=${GS_SCREEN_TEST_ROWS:-400}
-chunk=(--chunk-rows 32)
+chunk=(--chunk-rows 32 --model fast)
 nci=/usr/share/RDKit/Data/NCI
 tmp=$(mktemp -d); trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 half=$((rows / 2))

@@ -5,11 +5,12 @@
 # cancelled array job are resumed by re-running the same command without recomputing finished
 # shards. Needs openmpi-bin and slurm-wlm + munge (scripts/setup-deps.sh installs them).
 # Trust is off (cli.screen runs a plan with it) and chunks are 32 rows, so 400 rows
-# (GS_SCREEN_TEST_ROWS) make 13 chunks: five shards per plan, twelve for the killed MPI run.
+# (GS_SCREEN_TEST_ROWS) make 13 chunks: five shards per plan, twelve for the killed MPI run. The
+# bundled `fast` model keeps the runs short.
 set -euo pipefail
 cli=$1; mpi=$2
 rows=${GS_SCREEN_TEST_ROWS:-400}
-opts=(--no-trust --chunk-rows 32)
+opts=(--no-trust --chunk-rows 32 --model fast)
 nci=/usr/share/RDKit/Data/NCI
 tmp=$(mktemp -d)
 started_munge=0

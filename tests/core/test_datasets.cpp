@@ -9,6 +9,7 @@
 #include <set>
 
 #include "chem/descriptors.h"
+#include "common/compression.h"
 #include "jobs/evaluate_job.h"
 #include "jobs/labelled_data.h"
 
@@ -115,14 +116,32 @@ TEST(Evaluate, BaselinesOnTheGapDataBeatTheMeanPredictor) {
 namespace gs {
 namespace {
 
+// The first `rows` data rows of a (compressed) CSV, header included, written to `path`.
+void writeHead(const std::string& input, const std::string& path, int rows) {
+  auto in = InputFile::open(input);
+  ASSERT_TRUE(in.isOk()) << in.status().toString();
+  std::ofstream out(path);
+  std::string line;
+  for (int i = 0; i <= rows && std::getline(*in.value(), line); ++i) out << line << '\n';
+  ASSERT_TRUE(out.good());
+}
+
 // The bundled default model (resources/models/accurate, see its MODEL.md) against the baselines
 // on its own held-out test molecules: the cluster split it was trained with, read from its
 // split.csv, so the test molecules belong to Butina clusters the model never saw. Every property
-// must beat the 5 nearest training molecules, and the gap by a wide margin.
+// must beat the 5 nearest training molecules, and the gap by a wide margin. The first 16,000 of
+// the 55,000 rows (about 1,600 test molecules; baselines fitted on that part's training rows)
+// keep the test to a minute; `graphormer-cli evaluate` on the whole file gives the card's figures.
 TEST(DefaultModel, BeatsFiveNearestNeighboursOnEveryPropertyOfItsHeldOutClusters) {
   const std::string dir = std::string(GS_SOURCE_DIR) + "/resources/models/accurate";
+  const auto head = std::filesystem::temp_directory_path() / ("gs_props_head_" + std::to_string(::getpid()) + ".csv");
+  ASSERT_NO_FATAL_FAILURE(writeHead(std::string(GS_SOURCE_DIR) + "/data/xtb_props_brics55k.csv.gz", head.string(), 16000));
+  struct Remove {
+    std::filesystem::path p;
+    ~Remove() { std::filesystem::remove(p); }
+  } remove{head};
   jobs::EvaluateJobOptions o;
-  o.input = std::string(GS_SOURCE_DIR) + "/data/xtb_props_brics55k.csv.gz";
+  o.input = head.string();
   o.with_model = true;
   o.predictor.model = bundle::ModelSource{dir, ""};
   o.split.kind = data::SplitKind::Cluster;
@@ -136,7 +155,7 @@ TEST(DefaultModel, BeatsFiveNearestNeighboursOnEveryPropertyOfItsHeldOutClusters
   ASSERT_EQ(r->methods[3].method, "model");
   ASSERT_GE(r->targets.size(), 8u);
   EXPECT_EQ(r->targets[0], "gap_ev");
-  EXPECT_GT(r->test, 5000);
+  EXPECT_GT(r->test, 1200);
   EXPECT_TRUE(r->note.empty()) << r->note;  // the trust data was built on this very split
   for (size_t j = 0; j < r->targets.size(); ++j) {
     const double model = r->methods[3].test_mae[j], knn = r->methods[2].test_mae[j];
