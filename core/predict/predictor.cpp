@@ -31,6 +31,7 @@ Result<std::unique_ptr<Predictor>> Predictor::open(std::shared_ptr<const model::
     auto opened = TrustEnsemble::open(*model, options.session, &note);
     if (!opened.isOk()) return opened.status();
     trust = std::move(opened.value());
+    if (trust) note.clear();
   }
   auto session_options = options.session;  // the latent distance needs the model's embeddings
   session_options.embeddings = session_options.embeddings || (trust && trust->assessor().usesEmbeddings());

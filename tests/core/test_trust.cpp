@@ -414,6 +414,7 @@ TEST(TrustTrain, EveryTrainedModelGetsItsOwnCalibrationAndRefusesStaleTrust) {
     ASSERT_TRUE(p.isOk()) << model << ": " << p.status().toString();
     ASSERT_NE(p.value()->trust(), nullptr) << model;
     EXPECT_EQ(p.value()->trust()->members(), 2);
+    EXPECT_EQ(p.value()->trustNote(), "") << model;  // the run record must not say trust is off
     data::RawRecord r;
     r.text = "CCO";
     const auto rows = p.value()->predict(std::vector<data::RawRecord>{r});
