@@ -74,6 +74,8 @@ std::map<std::string, Array> arraysOf(const TrustData& t) {
   a["sigma_beta"] = makeArray("F64", t.sigma.beta);
   a["sigma_latent_weight"] = makeArray(
       "F64", t.sigma.latent_weight.empty() ? std::vector<double>(static_cast<size_t>(t.outputs), 0.0) : t.sigma.latent_weight);
+  a["sigma_residual_weight"] = makeArray(
+      "F64", t.sigma.residual_weight.empty() ? std::vector<double>(static_cast<size_t>(t.outputs), 0.0) : t.sigma.residual_weight);
   if (!t.domain.sigma_median.empty()) a["sigma_median"] = makeArray("F64", t.domain.sigma_median);
   a["latent_reference"] = makeArray("F32", t.latent.embeddings, {t.latent.size(), t.latent.dim});
   for (int j = 0; j < t.outputs; ++j) {
@@ -99,6 +101,7 @@ std::map<std::string, std::string> metadataOf(const TrustData& t, const std::str
           {"member_sha256", jsonStrings(t.member_sha256)},
           {"distance_share", num(t.sigma.distance_share)},
           {"neighbours", std::to_string(t.sigma.neighbours)},
+          {"residual_neighbours", std::to_string(t.sigma.residual_neighbours)},
           {"fingerprint_length", std::to_string(t.reference.fingerprints.empty()
                                                     ? 0
                                                     : t.reference.fingerprints[0].words.size() * 64)},
@@ -127,7 +130,8 @@ Status checkSizes(const TrustData& t) {
   const auto outs = static_cast<size_t>(t.outputs);
   if (t.calibration_scores.size() != outs || t.calibration_residuals.size() != outs || t.sigma.beta.size() != outs ||
       t.sigma.ensemble_weight.size() != outs || t.sigma.distance_weight.size() != outs ||
-      (t.sigma.latent_weight.size() != outs && !t.sigma.latent_weight.empty()))
+      (t.sigma.latent_weight.size() != outs && !t.sigma.latent_weight.empty()) ||
+      (t.sigma.residual_weight.size() != outs && !t.sigma.residual_weight.empty()))
     return Status(StatusCode::InvalidArgument, "trust data: per-output arrays do not match the outputs");
   if (t.latent.dim < 0 || (t.latent.dim > 0 && t.latent.embeddings.size() % static_cast<size_t>(t.latent.dim) != 0) ||
       (t.latent.dim == 0 && !t.latent.embeddings.empty()) || !(t.latent.scale > 0))
@@ -292,6 +296,11 @@ Status readHeaderFields(const TrustReader& r, TrustData& t) {
     GS_TRY(scale, r.number("latent_scale"));
     t.latent.scale = scale;
   }
+  if (version >= 4) {
+    GS_TRY(kr, r.number("residual_neighbours"));
+    if (kr < 1 || kr > 1000) return r.error("inconsistent metadata");
+    t.sigma.residual_neighbours = static_cast<int>(kr);
+  }
   GS_TRY(split, r.meta("split"));
   GS_TRY(rows, r.strings("rows"));
   if (outputs < 1 || outputs > 4096 || members.size() != member_sha.size() || rows.size() != 4 || k < 1)
@@ -388,6 +397,11 @@ Status readArrays(const TrustReader& r, TrustData& t) {
     GS_TRY(latent, r.array<float>("latent_reference", "F32"));
     t.latent.dim = static_cast<int>(r.dim("latent_reference", 1));
     t.latent.embeddings = std::move(latent);
+  }
+  t.sigma.residual_weight.assign(static_cast<size_t>(outs), 0.0);
+  if (r.has("sigma_residual_weight")) {
+    GS_TRY(e, r.array<double>("sigma_residual_weight", "F64", outs));
+    t.sigma.residual_weight = std::move(e);
   }
   for (int j = 0; j < outs; ++j) {
     GS_TRY(s, r.array<double>("calibration_scores_" + std::to_string(j), "F64"));

@@ -26,13 +26,15 @@
 namespace gs::bundle {
 
 inline constexpr const char* kTrustFile = "trust.safetensors";
-inline constexpr int kTrustVersion = 3;  // 1 (no latent term) and 2 (dense fingerprints) are still read
+inline constexpr int kTrustVersion = 4;  // 1 (no latent term), 2 (dense fingerprints), 3 (no neighbour-error term) still read
 
 struct SigmaModel {
   std::vector<double> ensemble_weight, distance_weight, beta;  // a_j, b_j, β_j per output
   std::vector<double> latent_weight;                           // c_j per output (empty or 0 without a latent reference)
+  std::vector<double> residual_weight;                         // e_j per output (version 4; empty or 0 before)
   double distance_share = 0;  // λ chosen on the validation fold (0 = ensemble only, 1 = distance only)
   int neighbours = 5;         // k of d(x)
+  int residual_neighbours = 20;  // k of r_j(x): the nearest training molecules whose errors are averaged
 };
 
 struct DomainRules {

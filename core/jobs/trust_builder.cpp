@@ -58,6 +58,7 @@ predict::TrustFold trustFold(const LabelledData& data, const Fold& fold,
     std::vector<similarity::Neighbour> nearest;
     t.distance.push_back(probe.distance(*row.domain, &nearest));
     t.nn_similarity.push_back(nearest.empty() ? 0.0 : nearest[0].similarity);
+    t.neighbour_error.push_back(probe.neighbourError(nearest));
     std::vector<float> labels = data.targets[fold.rows[i]];
     // A molecule the model itself could not predict carries no error: leave it out.
     if (std::isnan(t.values[i][0][0])) labels.assign(labels.size(), std::nanf(""));

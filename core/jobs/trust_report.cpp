@@ -14,6 +14,7 @@ namespace {
 struct Sample {
   double error = 0, sigma = 0, spread = 0, distance = 0, latent = 0;
   predict::DomainBand band = predict::DomainBand::In;
+  double neighbour_error = 0;
 };
 
 std::string fixed3(double v) {
@@ -70,7 +71,7 @@ TrustMetrics outputMetrics(const predict::TrustAssessor& a, const std::vector<Sa
   const double c80 = a.constantHalfWidth(j, 0.8), c90 = a.constantHalfWidth(j, 0.9);
   m.constant80 = scores(s, [&](const Sample&) { return c80; });
   m.constant90 = scores(s, [&](const Sample&) { return c90; });
-  std::vector<double> err, sigma, spread, dist, latent, sigma_g;
+  std::vector<double> err, sigma, spread, dist, latent, neighbour, sigma_g;
   std::vector<bool> large;
   for (const auto& x : s) {
     err.push_back(x.error);
@@ -78,6 +79,7 @@ TrustMetrics outputMetrics(const predict::TrustAssessor& a, const std::vector<Sa
     spread.push_back(x.spread);
     dist.push_back(x.distance);
     latent.push_back(x.latent);
+    neighbour.push_back(x.neighbour_error);
     large.push_back(x.error > c90);
     sigma_g.push_back(a.halfWidth(j, x.sigma, 0.9) / 1.6448536);
   }
@@ -85,6 +87,7 @@ TrustMetrics outputMetrics(const predict::TrustAssessor& a, const std::vector<Sa
   m.spearman_spread = stats::spearman(spread, err);
   m.spearman_distance = stats::spearman(dist, err);
   m.spearman_latent = a.usesEmbeddings() ? stats::spearman(latent, err) : std::nan("");
+  m.spearman_neighbour = stats::spearman(neighbour, err);
   m.auroc_threshold = c90;
   m.auroc = stats::auroc(sigma, large);
   std::vector<size_t> order(s.size());
@@ -123,7 +126,8 @@ std::vector<TrustMetrics> trustMetrics(const predict::TrustAssessor& a,
       const float y = labels[i][static_cast<size_t>(j)];
       if (!r->trust || !r->status.isOk() || std::isnan(y)) continue;
       s.push_back({std::fabs(y - r->values[static_cast<size_t>(j)]), r->trust->sigma[static_cast<size_t>(j)],
-                   r->trust->spread[static_cast<size_t>(j)], r->trust->distance, r->trust->latent, r->trust->band});
+                   r->trust->spread[static_cast<size_t>(j)], r->trust->distance, r->trust->latent, r->trust->band,
+                   r->trust->neighbour_error.empty() ? 0.0 : r->trust->neighbour_error[static_cast<size_t>(j)]});
     }
     if (s.empty()) continue;
     TrustMetrics m = outputMetrics(a, s, j);
@@ -152,7 +156,8 @@ std::string formatTrustMetrics(const std::vector<TrustMetrics>& metrics) {
       << "σ's terms alone: Spearman(ensemble spread, |error|) " << m.spearman_spread << ", Spearman(distance, |error|) "
       << m.spearman_distance
       << (std::isnan(m.spearman_latent) ? "" : ", Spearman(latent distance, |error|) ")
-      << (std::isnan(m.spearman_latent) ? "" : fixed3(m.spearman_latent)) << ".\n"
+      << (std::isnan(m.spearman_latent) ? "" : fixed3(m.spearman_latent))
+      << ", Spearman(training neighbours' error, |error|) " << m.spearman_neighbour << ".\n"
       << "\n| domain band | test molecules | MAE | MAE ÷ MAE in |\n|---|---:|---:|---:|\n"
       << "| in | " << m.in << " | " << m.mae_in << " | 1 |\n"
       << "| borderline | " << m.borderline << " | " << m.mae_borderline << " | " << m.mae_borderline / m.mae_in

@@ -22,6 +22,7 @@ struct TrustMetrics {
   IntervalScores model80, model90, constant80, constant90;
   double spearman = 0, spearman_spread = 0, spearman_distance = 0;  // σ, its terms, vs |error|
   double spearman_latent = 0;  // NaN without a latent reference
+  double spearman_neighbour = 0;  // r_j(x), the nearest training molecules' mean |error|
   double auroc = 0, auroc_threshold = 0;  // σ for |error| > threshold (the constant 90 % half-width)
   double retention = 0;                   // MAE of the most confident half ÷ MAE of all
   double miscalibration_area = 0;         // Gaussian reading σ_g = half-width(90 %) / 1.645

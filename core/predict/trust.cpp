@@ -1,6 +1,7 @@
 #include "predict/trust.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -73,9 +74,20 @@ std::string elementSymbol(int z) {
   return "Z" + std::to_string(z);
 }
 
-double sigmaOfMolecule(const bundle::SigmaModel& s, int j, double spread, double distance, double latent) {
+double sigmaOfMolecule(const bundle::SigmaModel& s, int j, const SigmaTerms& t) {
   const auto k = static_cast<size_t>(j);
-  return s.ensemble_weight[k] * spread + s.distance_weight[k] * distance + s.latent_weight[k] * latent;
+  const double e = k < s.residual_weight.size() ? s.residual_weight[k] : 0.0;
+  return s.ensemble_weight[k] * t.spread + s.distance_weight[k] * t.distance + s.latent_weight[k] * t.latent +
+         (e > 0 ? e * t.neighbour_error : 0.0);
+}
+
+SigmaTerms TrustFold::terms(size_t i, int j) const {
+  SigmaTerms t;
+  t.spread = ensembleSpread(values[i], j);
+  t.distance = distance[i];
+  t.latent = latent.empty() ? 0.0 : latent[i];
+  t.neighbour_error = neighbour_error.empty() ? 0.0 : neighbour_error[i][static_cast<size_t>(j)];
+  return t;
 }
 
 double ensembleSpread(const std::vector<std::vector<float>>& values, int j) {
@@ -89,7 +101,18 @@ double ensembleSpread(const std::vector<std::vector<float>>& values, int j) {
 }
 
 TrustAssessor::TrustAssessor(bundle::TrustData data) : data_(std::move(data)), index_(data_.reference.fingerprints) {
-  data_.sigma.latent_weight.resize(static_cast<size_t>(std::max(data_.outputs, 0)), 0.0);
+  const auto outs = static_cast<size_t>(std::max(data_.outputs, 0));
+  data_.sigma.latent_weight.resize(outs, 0.0);
+  data_.sigma.residual_weight.resize(outs, 0.0);
+  const auto& ref = data_.reference;
+  mean_reference_error_.assign(outs, 0.0);
+  for (size_t j = 0; j < outs; ++j) {
+    double sum = 0;
+    int64_t n = 0;
+    for (size_t i = j; i < ref.labels.size() && i < ref.predictions.size(); i += outs)
+      if (const double e = std::fabs(double(ref.labels[i]) - double(ref.predictions[i])); std::isfinite(e)) sum += e, ++n;
+    mean_reference_error_[j] = n ? sum / double(n) : 0.0;
+  }
   auto conformal = [](const std::vector<double>& s) {
     auto c = stats::ConformalScores::fromScores(s);
     return c.isOk() ? std::move(c.value()) : stats::ConformalScores();
@@ -99,7 +122,7 @@ TrustAssessor::TrustAssessor(bundle::TrustData data) : data_(std::move(data)), i
 }
 
 double TrustAssessor::distance(const chem::DomainFeatures& f, std::vector<similarity::Neighbour>* nearest) const {
-  const int k = std::max(data_.sigma.neighbours, kShownNeighbours);
+  const int k = std::max({data_.sigma.neighbours, kShownNeighbours, data_.sigma.residual_neighbours});
   auto found = index_.nearest(f.fingerprint, k);
   double sum = 0;
   const size_t used = std::min<size_t>(found.size(), static_cast<size_t>(data_.sigma.neighbours));
@@ -108,10 +131,29 @@ double TrustAssessor::distance(const chem::DomainFeatures& f, std::vector<simila
   return used ? 1.0 - sum / double(used) : 1.0;
 }
 
+std::vector<double> TrustAssessor::neighbourError(const std::vector<similarity::Neighbour>& nearest) const {
+  const auto outs = static_cast<size_t>(data_.outputs);
+  const auto& ref = data_.reference;
+  std::vector<double> out(outs, 0.0);
+  for (size_t j = 0; j < outs; ++j) {
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < nearest.size() && n < data_.sigma.residual_neighbours; ++i) {
+      const size_t at = static_cast<size_t>(nearest[i].index) * outs + j;
+      if (at >= ref.labels.size() || at >= ref.predictions.size()) continue;
+      const double e = std::fabs(double(ref.labels[at]) - double(ref.predictions[at]));
+      if (std::isfinite(e)) sum += e, ++n;
+    }
+    out[j] = n ? sum / n : mean_reference_error_[j];
+  }
+  return out;
+}
+
 double TrustAssessor::assessDomain(const chem::DomainFeatures& f, TrustRow& row) const {
   const auto& d = data_.domain;
   std::vector<similarity::Neighbour> nearest;
   const double dist = distance(f, &nearest);
+  row.neighbour_error = neighbourError(nearest);
   row.nn_similarity = nearest.empty() ? 0.0 : nearest[0].similarity;
   std::string unseen;
   for (int z : f.elements)
@@ -190,7 +232,7 @@ TrustRow TrustAssessor::assess(const chem::DomainFeatures& f, const std::vector<
   const auto& s = data_.sigma;
   for (int j = 0; j < data_.outputs; ++j) {
     const double spread = ensembleSpread(values, j);
-    const double sigma = sigmaOfMolecule(s, j, spread, d, row.latent);
+    const double sigma = sigmaOfMolecule(s, j, {spread, d, row.latent, row.neighbour_error[static_cast<size_t>(j)]});
     const double half = halfWidth(j, sigma, confidence);
     row.spread.push_back(spread);
     const double y = values.empty() ? 0.0 : values[0][static_cast<size_t>(j)];
@@ -224,35 +266,44 @@ void TrustAssessor::addUncertaintyReason(TrustRow& row) const {
 namespace {
 
 struct OutputFold {
-  std::vector<double> error, spread, distance, latent;  // latent empty without a latent reference
+  std::vector<double> error;
+  std::vector<SigmaTerms> terms;
+  bool latent = false;  // the fold has l(x)
 };
 
-// The fold's molecules with a label for output j: |error| of member 0, ensemble spread, distance.
+// The fold's molecules with a label for output j: |error| of member 0 and σ's terms.
 OutputFold outputFold(const TrustFold& fold, int j) {
   OutputFold o;
+  o.latent = !fold.latent.empty();
   for (size_t i = 0; i < fold.labels.size(); ++i) {
     const double y = fold.labels[i][static_cast<size_t>(j)];
     if (!std::isfinite(y)) continue;
     o.error.push_back(std::fabs(y - fold.values[i][0][static_cast<size_t>(j)]));
-    o.spread.push_back(ensembleSpread(fold.values[i], j));
-    o.distance.push_back(fold.distance[i]);
-    if (!fold.latent.empty()) o.latent.push_back(fold.latent[i]);
+    o.terms.push_back(fold.terms(i, j));
   }
   return o;
 }
 
-struct SigmaFit {
-  double a = 0, b = 0, c = 0, beta = 0, share = 0;  // share: of the distance d(x)
+// σ's weights for one output: spread, distance, latent, neighbour error (a, b, c, e).
+struct Weights {
+  double w[4] = {0, 0, 0, 0};
+  double of(const SigmaTerms& t) const {
+    return w[0] * t.spread + w[1] * t.distance + w[2] * t.latent + w[3] * t.neighbour_error;
+  }
 };
 
-std::vector<double> sigmaOf(const OutputFold& v, double a, double b, double c) {
-  std::vector<double> sigma(v.error.size());
-  for (size_t i = 0; i < sigma.size(); ++i)
-    sigma[i] = a * v.spread[i] + b * v.distance[i] + (c > 0 ? c * v.latent[i] : 0.0);
+struct SigmaFit {
+  Weights weights;
+  double beta = 0, share = 0;  // share: of the distance d(x)
+};
+
+std::vector<double> sigmaOf(const OutputFold& v, const Weights& w) {
+  std::vector<double> sigma;
+  for (const auto& t : v.terms) sigma.push_back(w.of(t));
   return sigma;
 }
 
-// Mean 90 % normalized-conformal width on the fold for σ = a·spread + b·distance + c·latent.
+// Mean 90 % normalized-conformal width on the fold for a molecule's σ.
 double meanWidth(const OutputFold& v, const std::vector<double>& sigma, double* beta_out) {
   std::vector<double> scores(v.error.size());
   const double beta = 0.05 * stats::median(sigma);
@@ -263,28 +314,50 @@ double meanWidth(const OutputFold& v, const std::vector<double>& sigma, double* 
   return q->quantile(0.9) * (std::accumulate(sigma.begin(), sigma.end(), 0.0) / double(sigma.size()) + beta);
 }
 
-// σ = a·spread + b·distance + c·latent: the shares of the three terms (steps of 0.1, each term
-// divided by its median) with the narrowest mean 90 % interval on the validation fold, scaled so
-// that median σ = median |error|. Without a latent reference only spread and distance mix.
+// The median of each term over the fold (0 when a term is absent or constant at 0).
+std::array<double, 4> termMedians(const OutputFold& v) {
+  std::array<std::vector<double>, 4> columns;
+  for (const auto& t : v.terms) {
+    columns[0].push_back(t.spread);
+    columns[1].push_back(t.distance);
+    if (v.latent) columns[2].push_back(t.latent);
+    columns[3].push_back(t.neighbour_error);
+  }
+  std::array<double, 4> m{};
+  for (size_t k = 0; k < 4; ++k) m[k] = columns[k].empty() ? 0.0 : stats::median(columns[k]);
+  return m;
+}
+
+// σ = a·spread + b·distance + c·latent + e·neighbour error: the shares of the four terms (steps
+// of 0.1, each term divided by its median) with the narrowest mean 90 % interval on the validation
+// fold, scaled so that median σ = median |error|. A term whose median is 0 (no ensemble, no latent
+// reference) takes no share.
 SigmaFit chooseSigma(const OutputFold& v) {
-  const double ms = stats::median(v.spread), md = stats::median(v.distance), me = stats::median(v.error);
-  const double ml = v.latent.empty() ? 0.0 : stats::median(v.latent);
+  const auto median = termMedians(v);
+  const double me = stats::median(v.error);
   SigmaFit best;
   double best_width = std::numeric_limits<double>::infinity();
   for (int sd = 0; sd <= 10; ++sd)
-    for (int sl = 0; sd + sl <= 10; ++sl) {
-      const double share_d = sd / 10.0, share_l = sl / 10.0, share_s = 1 - share_d - share_l;
-      if ((share_s > 1e-9 && !(ms > 0)) || (share_d > 0 && !(md > 0)) || (share_l > 0 && !(ml > 0))) continue;
-      const double a = share_s > 1e-9 ? share_s / ms : 0, b = share_d > 0 ? share_d / md : 0,
-                   c = share_l > 0 ? share_l / ml : 0;
-      double beta = 0;
-      const auto sigma = sigmaOf(v, a, b, c);
-      const double width = meanWidth(v, sigma, &beta);
-      if (!(width < best_width)) continue;
-      best_width = width;
-      const double scale = me > 0 ? me / stats::median(sigma) : 1.0;
-      best = {a * scale, b * scale, c * scale, beta * scale, share_d};
-    }
+    for (int sl = 0; sd + sl <= 10; ++sl)
+      for (int se = 0; sd + sl + se <= 10; ++se) {
+        const double share[4] = {(10 - sd - sl - se) / 10.0, sd / 10.0, sl / 10.0, se / 10.0};
+        Weights w;
+        bool usable = true;
+        for (size_t k = 0; k < 4; ++k) {
+          if (share[k] < 1e-9) continue;
+          usable = usable && median[k] > 0;
+          w.w[k] = median[k] > 0 ? share[k] / median[k] : 0.0;
+        }
+        if (!usable) continue;
+        double beta = 0;
+        const auto sigma = sigmaOf(v, w);
+        const double width = meanWidth(v, sigma, &beta);
+        if (!(width < best_width)) continue;
+        best_width = width;
+        const double scale = me > 0 ? me / stats::median(sigma) : 1.0;
+        for (double& x : w.w) x *= scale;
+        best = {w, beta * scale, share[1]};
+      }
   return best;
 }
 
@@ -296,10 +369,10 @@ Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& c
   if (valid.labels.empty())
     return Status(StatusCode::InvalidArgument,
                   "no validation molecules: σ's weights are chosen on the validation fold");
-  t.sigma.ensemble_weight.assign(t.outputs, 0);
-  t.sigma.distance_weight.assign(t.outputs, 0);
+  std::vector<double>* weights[4] = {&t.sigma.ensemble_weight, &t.sigma.distance_weight, &t.sigma.latent_weight,
+                                     &t.sigma.residual_weight};
+  for (auto* w : weights) w->assign(t.outputs, 0);
   t.sigma.beta.assign(t.outputs, 0);
-  t.sigma.latent_weight.assign(t.outputs, 0);
   t.calibration_scores.assign(t.outputs, {});
   t.calibration_residuals.assign(t.outputs, {});
   for (int j = 0; j < t.outputs; ++j) {
@@ -307,18 +380,15 @@ Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& c
     if (v.error.size() < 2)
       return Status(StatusCode::InvalidArgument, "too few validation labels for output " + std::to_string(j));
     const SigmaFit fit = chooseSigma(v);
-    if (!(fit.a > 0 || fit.b > 0 || fit.c > 0))
+    if (!(fit.weights.w[0] > 0 || fit.weights.w[1] > 0 || fit.weights.w[2] > 0 || fit.weights.w[3] > 0))
       return Status(StatusCode::InvalidArgument,
                     "no usable σ: the ensemble agrees and every molecule is a training duplicate");
-    t.sigma.ensemble_weight[j] = fit.a;
-    t.sigma.distance_weight[j] = fit.b;
-    t.sigma.latent_weight[j] = fit.c;
+    for (size_t k = 0; k < 4; ++k) (*weights[k])[static_cast<size_t>(j)] = fit.weights.w[k];
     t.sigma.beta[j] = std::max(fit.beta, 1e-12);
     if (j == 0) t.sigma.distance_share = fit.share;
     const OutputFold c = outputFold(calibration, j);
     for (size_t i = 0; i < c.error.size(); ++i) {
-      const double sigma = fit.a * c.spread[i] + fit.b * c.distance[i] + (fit.c > 0 ? fit.c * c.latent[i] : 0.0);
-      t.calibration_scores[j].push_back(c.error[i] / (sigma + t.sigma.beta[j]));
+      t.calibration_scores[j].push_back(c.error[i] / (sigmaOfMolecule(t.sigma, j, c.terms[i]) + t.sigma.beta[j]));
       t.calibration_residuals[j].push_back(c.error[i]);
     }
     std::sort(t.calibration_scores[j].begin(), t.calibration_scores[j].end());
@@ -331,15 +401,13 @@ Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& c
 }
 
 void fitUncertaintyBand(bundle::TrustData& t, const TrustFold& calibration) {
-  const auto& s = t.sigma;
   const size_t n = calibration.values.size();
   std::vector<std::vector<double>> sigma(n);  // [molecule][output], every calibration molecule
   t.domain.sigma_median.assign(static_cast<size_t>(t.outputs), 0.0);
   for (int j = 0; j < t.outputs; ++j) {
     std::vector<double> column;
     for (size_t i = 0; i < n; ++i) {
-      const double latent = calibration.latent.empty() ? 0.0 : calibration.latent[i];
-      const double v = sigmaOfMolecule(s, j, ensembleSpread(calibration.values[i], j), calibration.distance[i], latent);
+      const double v = sigmaOfMolecule(t.sigma, j, calibration.terms(i, j));
       sigma[i].push_back(v);
       column.push_back(v);
     }

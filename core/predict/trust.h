@@ -40,6 +40,7 @@ struct TrustRow {
   std::vector<double> spread;               // per output: the ensemble's standard deviation
   double distance = 0;                      // d(x): 1 − mean Tanimoto of the k nearest
   double latent = 0;                        // l(x): embedding distance to the training sample, 1 = calibration median
+  std::vector<double> neighbour_error;      // per output, r_j(x): mean |error| of the nearest training molecules
   DomainBand band = DomainBand::In;
   std::vector<std::string> reasons;
   double nn_similarity = 0;               // to the most similar training molecule
@@ -68,8 +69,14 @@ class TrustAssessor {
   // The band, reasons and neighbours only; returns d(x).
   double assessDomain(const chem::DomainFeatures& features, TrustRow& row) const;
   void addUncertaintyReason(TrustRow& row) const;  // the band the molecule's σ gives, with its reason
-  // 1 − mean Tanimoto of the k nearest training molecules, and those neighbours.
+  // 1 − mean Tanimoto of the k nearest training molecules, and those neighbours (at least as many
+  // as r_j(x) averages over).
   double distance(const chem::DomainFeatures& features, std::vector<similarity::Neighbour>* nearest = nullptr) const;
+  // r_j(x) per output: the mean |label − prediction| of the model on the nearest training molecules
+  // (`nearest` from distance(), most similar first; the first residual_neighbours with a label for
+  // j). Regions of chemistry the model fits badly stay badly fitted on new molecules: on held-out
+  // clusters this ranks errors better than the ensemble spread or d(x) (docs/TRUST.md).
+  std::vector<double> neighbourError(const std::vector<similarity::Neighbour>& nearest) const;
   // The interval half-width of output j at `confidence` for a molecule of difficulty σ.
   double halfWidth(int j, double sigma, double confidence) const {
     return quantile(j, confidence) * (sigma + data_.sigma.beta[static_cast<size_t>(j)]);
@@ -85,12 +92,17 @@ class TrustAssessor {
   bundle::TrustData data_;
   similarity::FingerprintIndex index_;
   std::vector<stats::ConformalScores> scores_, residuals_;
+  std::vector<double> mean_reference_error_;  // per output: r_j(x) when no neighbour has a label
 };
 
 // Standard deviation (n − 1) of the members' predictions of output j; 0 for one member.
 double ensembleSpread(const std::vector<std::vector<float>>& values, int j);
-// σ of output j for one molecule: a_j · spread + b_j · d(x) + c_j · l(x) (the one formula).
-double sigmaOfMolecule(const bundle::SigmaModel& sigma, int j, double spread, double distance, double latent);
+// The terms σ is made of, for one molecule and output.
+struct SigmaTerms {
+  double spread = 0, distance = 0, latent = 0, neighbour_error = 0;
+};
+// σ of output j: a_j · spread + b_j · d(x) + c_j · l(x) + e_j · r_j(x) (the one formula).
+double sigmaOfMolecule(const bundle::SigmaModel& sigma, int j, const SigmaTerms& terms);
 // The domain's uncertainty score of a molecule's σ per output: mean of σ_j / the calibration
 // median of σ_j (NaN when the trust data has no uncertainty rule).
 double uncertaintyScore(const bundle::DomainRules& rules, const std::vector<double>& sigma);
@@ -103,12 +115,14 @@ struct TrustFold {
   std::vector<double> distance;                         // d(x)
   std::vector<double> nn_similarity;                    // nearest training molecule
   std::vector<double> latent;                           // l(x); empty without a latent reference
+  std::vector<std::vector<double>> neighbour_error;     // [molecule][output] r_j(x)
+  SigmaTerms terms(size_t molecule, int j) const;       // the molecule's σ terms for output j
 };
 
-// Chooses σ's weights on `valid` (the mix of ensemble spread and distance with the narrowest mean
-// 90 % interval, scaled so that median σ = median |error|, β = 5 % of median σ), then fills the
-// calibration scores, residuals and similarity thresholds from `calibration`. `trust` must hold
-// the outputs, reference set and domain sets already.
+// Chooses σ's weights on `valid` (the mix of spread, distance, latent distance and neighbour error
+// with the narrowest mean 90 % interval, scaled so that median σ = median |error|, β = 5 % of
+// median σ), then fills the calibration scores, residuals and similarity thresholds from
+// `calibration`. `trust` must hold the outputs, reference set and domain sets already.
 Status fitTrust(bundle::TrustData& trust, const TrustFold& valid, const TrustFold& calibration);
 // The uncertainty rule's medians and thresholds from the calibration fold (after σ's weights;
 // fitTrust calls it).

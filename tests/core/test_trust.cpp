@@ -204,6 +204,55 @@ TEST(TrustFit, SigmaFollowsTheNoiseAndIntervalsCoverFreshData) {
   EXPECT_GT(hard, 5 * easy);
 }
 
+// r_j(x), the mean |error| of the model on the nearest training molecules: molecules near badly
+// fitted training molecules get a larger σ and interval, and a fold whose noise follows r_j(x)
+// gives r_j(x) the weight (and keeps the intervals' coverage on fresh data).
+TEST(TrustFit, TheTrainingNeighboursErrorWidensSigmaWhereTheModelFitsBadly) {
+  bundle::TrustData t = alcoholTrust();
+  // The alcohols are fitted to within 0.1, the alkanes off by 3.
+  for (size_t i = 0; i < t.reference.smiles.size(); ++i) {
+    const bool alkane = t.reference.smiles[i].find('O') == std::string::npos;
+    t.reference.predictions[i] = t.reference.labels[i] + (alkane ? 3.0f : 0.1f);
+  }
+  t.sigma.residual_neighbours = 2;
+  t.sigma.residual_weight = {1};
+  const predict::TrustAssessor a(t);
+  std::vector<similarity::Neighbour> near_alkane, near_alcohol;
+  a.distance(features("CCCCCCC"), &near_alkane);
+  a.distance(features("CCCCCO"), &near_alcohol);
+  EXPECT_NEAR(a.neighbourError(near_alkane)[0], 3.0, 1e-5);  // hexane and octane
+  EXPECT_NEAR(a.neighbourError(near_alcohol)[0], 0.1, 1e-5);  // butanol and hexanol
+  const auto alkane = a.assess(features("CCCCCCC"), {{5.0f}}, 0.9);
+  const auto alcohol = a.assess(features("CCCCCO"), {{5.0f}}, 0.9);
+  EXPECT_GT(alkane.sigma[0] - alcohol.sigma[0], 2.5);  // e = 1: σ differs by the neighbours' error gap
+  EXPECT_GT(alkane.upper[0] - alkane.lower[0], alcohol.upper[0] - alcohol.lower[0]);
+
+  // Fitting: the noise follows r(x), distance and spread carry none of it.
+  std::mt19937 rng(5);
+  auto fold = [&](int n) {
+    predict::TrustFold f;
+    std::uniform_real_distribution<double> u(0, 1);
+    std::normal_distribution<double> z(0, 1);
+    for (int i = 0; i < n; ++i) {
+      const double r = u(rng), y = z(rng) * (0.1 + 2 * r);
+      f.distance.push_back(u(rng));
+      f.nn_similarity.push_back(0.5);
+      f.neighbour_error.push_back({r});
+      f.labels.push_back({static_cast<float>(y)});
+      f.values.push_back({{0.0f}, {static_cast<float>(0.05 * z(rng))}});
+    }
+    return f;
+  };
+  const auto valid = fold(500), calib = fold(500), test = fold(4000);
+  ASSERT_TRUE(predict::fitTrust(t, valid, calib).isOk());
+  EXPECT_GT(t.sigma.residual_weight[0], 3 * t.sigma.distance_weight[0]);
+  const predict::TrustAssessor fitted(t);
+  double covered = 0;
+  for (size_t i = 0; i < test.labels.size(); ++i)
+    covered += std::fabs(test.labels[i][0]) <= fitted.halfWidth(0, predict::sigmaOfMolecule(t.sigma, 0, test.terms(i, 0)), 0.9);
+  EXPECT_NEAR(covered / double(test.labels.size()), 0.9, 0.03);
+}
+
 // The uncertainty rule (trust files from version 3): the calibration fold sets the median σ per
 // output and the 80th / 95th percentile of the mean σ ratio; a molecule above them is borderline or
 // out with the reason, and new atom environments alone no longer make a molecule "out".
@@ -309,6 +358,8 @@ TEST(TrustFile, SurvivesSaveAndLoad) {
   t.domain.sigma_median = {0.25};
   t.domain.uncertainty_borderline = 1.5;
   t.domain.uncertainty_out = 2.75;
+  t.sigma.residual_weight = {0.625};
+  t.sigma.residual_neighbours = 7;
   const std::string path = (dir / "trust.safetensors").string();
   ASSERT_TRUE(bundle::writeTrust(path, t).isOk());
   auto back = bundle::readTrust(path);
@@ -330,6 +381,8 @@ TEST(TrustFile, SurvivesSaveAndLoad) {
   EXPECT_EQ(back->domain.sigma_median, t.domain.sigma_median);
   EXPECT_EQ(back->domain.uncertainty_borderline, 1.5);
   EXPECT_EQ(back->domain.uncertainty_out, 2.75);
+  EXPECT_EQ(back->sigma.residual_weight, t.sigma.residual_weight);
+  EXPECT_EQ(back->sigma.residual_neighbours, 7);
 
   // One flipped byte in the data, a truncated file, a file of another kind: refused by name.
   std::string bytes;
