@@ -296,6 +296,7 @@ Status readHeaderFields(const TrustReader& r, TrustData& t) {
     GS_TRY(scale, r.number("latent_scale"));
     t.latent.scale = scale;
   }
+  t.sigma.residual_neighbours = 0;  // no r(x) before version 4: d(x)'s 5 neighbours are enough
   if (version >= 4) {
     GS_TRY(kr, r.number("residual_neighbours"));
     if (kr < 1 || kr > 1000) return r.error("inconsistent metadata");
