@@ -97,8 +97,10 @@ bool timePredict(gs::predict::Predictor& with_trust, const std::vector<gs::data:
               input.c_str(), threads, repeats);
   std::printf("| | molecules/s | ms/molecule |\n|---|---:|---:|\n");
   std::printf("| plain predict | %.0f | %.3f |\n", n / median(t_plain), 1e3 * median(t_plain) / n);
-  std::printf("| with trust (ensemble of %d, interval, domain, 20 neighbours) | %.0f | %.3f |\n",
-              with_trust.trust()->members() + 1, n / median(t_trust), 1e3 * median(t_trust) / n);
+  const auto& sigma = with_trust.trust()->assessor().data().sigma;
+  std::printf("| with trust (ensemble of %d, interval, domain, %d neighbours) | %.0f | %.3f |\n",
+              with_trust.trust()->members() + 1, std::max(sigma.neighbours, sigma.residual_neighbours),
+              n / median(t_trust), 1e3 * median(t_trust) / n);
   std::printf("cost of trust: %.2fx plain predict time\n\n", median(t_trust) / median(t_plain));
   return true;
 }

@@ -12,9 +12,9 @@ namespace gs::jobs {
 namespace {
 
 struct Sample {
-  double error = 0, sigma = 0, spread = 0, distance = 0, latent = 0;
+  double error = 0, sigma = 0;
+  predict::SigmaTerms terms;
   predict::DomainBand band = predict::DomainBand::In;
-  double neighbour_error = 0;
 };
 
 std::string fixed3(double v) {
@@ -76,10 +76,10 @@ TrustMetrics outputMetrics(const predict::TrustAssessor& a, const std::vector<Sa
   for (const auto& x : s) {
     err.push_back(x.error);
     sigma.push_back(x.sigma);
-    spread.push_back(x.spread);
-    dist.push_back(x.distance);
-    latent.push_back(x.latent);
-    neighbour.push_back(x.neighbour_error);
+    spread.push_back(x.terms.spread);
+    dist.push_back(x.terms.distance);
+    latent.push_back(x.terms.latent);
+    neighbour.push_back(x.terms.neighbour_error);
     large.push_back(x.error > c90);
     sigma_g.push_back(a.halfWidth(j, x.sigma, 0.9) / 1.6448536);
   }
@@ -126,8 +126,7 @@ std::vector<TrustMetrics> trustMetrics(const predict::TrustAssessor& a,
       const float y = labels[i][static_cast<size_t>(j)];
       if (!r->trust || !r->status.isOk() || std::isnan(y)) continue;
       s.push_back({std::fabs(y - r->values[static_cast<size_t>(j)]), r->trust->sigma[static_cast<size_t>(j)],
-                   r->trust->spread[static_cast<size_t>(j)], r->trust->distance, r->trust->latent, r->trust->band,
-                   r->trust->neighbour_error.empty() ? 0.0 : r->trust->neighbour_error[static_cast<size_t>(j)]});
+                   r->trust->terms(j), r->trust->band});
     }
     if (s.empty()) continue;
     TrustMetrics m = outputMetrics(a, s, j);

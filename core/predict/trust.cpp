@@ -74,11 +74,19 @@ std::string elementSymbol(int z) {
   return "Z" + std::to_string(z);
 }
 
+namespace {
+
+// a·spread + b·d + c·l + e·r for weights w = {a, b, c, e}.
+double weighted(const std::array<double, 4>& w, const SigmaTerms& t) {
+  return w[0] * t.spread + w[1] * t.distance + w[2] * t.latent + w[3] * t.neighbour_error;
+}
+
+}  // namespace
+
 double sigmaOfMolecule(const bundle::SigmaModel& s, int j, const SigmaTerms& t) {
   const auto k = static_cast<size_t>(j);
-  const double e = k < s.residual_weight.size() ? s.residual_weight[k] : 0.0;
-  return s.ensemble_weight[k] * t.spread + s.distance_weight[k] * t.distance + s.latent_weight[k] * t.latent +
-         (e > 0 ? e * t.neighbour_error : 0.0);
+  const auto at = [k](const std::vector<double>& w) { return k < w.size() ? w[k] : 0.0; };
+  return weighted({at(s.ensemble_weight), at(s.distance_weight), at(s.latent_weight), at(s.residual_weight)}, t);
 }
 
 SigmaTerms TrustFold::terms(size_t i, int j) const {
@@ -231,10 +239,9 @@ TrustRow TrustAssessor::assess(const chem::DomainFeatures& f, const std::vector<
   row.latent = std::isfinite(raw) ? raw / data_.latent.scale : 1.0;
   const auto& s = data_.sigma;
   for (int j = 0; j < data_.outputs; ++j) {
-    const double spread = ensembleSpread(values, j);
-    const double sigma = sigmaOfMolecule(s, j, {spread, d, row.latent, row.neighbour_error[static_cast<size_t>(j)]});
+    row.spread.push_back(ensembleSpread(values, j));
+    const double sigma = sigmaOfMolecule(s, j, row.terms(j));
     const double half = halfWidth(j, sigma, confidence);
-    row.spread.push_back(spread);
     const double y = values.empty() ? 0.0 : values[0][static_cast<size_t>(j)];
     row.sigma.push_back(sigma);
     row.lower.push_back(y - half);
@@ -286,10 +293,8 @@ OutputFold outputFold(const TrustFold& fold, int j) {
 
 // σ's weights for one output: spread, distance, latent, neighbour error (a, b, c, e).
 struct Weights {
-  double w[4] = {0, 0, 0, 0};
-  double of(const SigmaTerms& t) const {
-    return w[0] * t.spread + w[1] * t.distance + w[2] * t.latent + w[3] * t.neighbour_error;
-  }
+  std::array<double, 4> w{};
+  double of(const SigmaTerms& t) const { return weighted(w, t); }
 };
 
 struct SigmaFit {

@@ -35,6 +35,11 @@ struct NeighbourInfo {
   std::vector<float> label, prediction;  // per output; NaN = missing
 };
 
+// The terms σ is made of, for one molecule and output.
+struct SigmaTerms {
+  double spread = 0, distance = 0, latent = 0, neighbour_error = 0;
+};
+
 struct TrustRow {
   std::vector<double> sigma, lower, upper;  // per output, target units; ±inf when unbounded
   std::vector<double> spread;               // per output: the ensemble's standard deviation
@@ -46,6 +51,10 @@ struct TrustRow {
   double nn_similarity = 0;               // to the most similar training molecule
   std::vector<int> unseen_atoms;          // atoms (parsed-molecule indices) in an environment never seen
   std::vector<NeighbourInfo> neighbours;  // most similar first
+  SigmaTerms terms(int j) const {         // σ's terms of output j (after assess)
+    const auto k = static_cast<size_t>(j);
+    return {spread[k], distance, latent, neighbour_error.empty() ? 0.0 : neighbour_error[k]};
+  }
 };
 
 inline constexpr int kShownNeighbours = 5;
@@ -97,10 +106,6 @@ class TrustAssessor {
 
 // Standard deviation (n − 1) of the members' predictions of output j; 0 for one member.
 double ensembleSpread(const std::vector<std::vector<float>>& values, int j);
-// The terms σ is made of, for one molecule and output.
-struct SigmaTerms {
-  double spread = 0, distance = 0, latent = 0, neighbour_error = 0;
-};
 // σ of output j: a_j · spread + b_j · d(x) + c_j · l(x) + e_j · r_j(x) (the one formula).
 double sigmaOfMolecule(const bundle::SigmaModel& sigma, int j, const SigmaTerms& terms);
 // The domain's uncertainty score of a molecule's σ per output: mean of σ_j / the calibration

@@ -9,9 +9,9 @@
 #include <set>
 
 #include "chem/descriptors.h"
-#include "common/compression.h"
 #include "jobs/evaluate_job.h"
 #include "jobs/labelled_data.h"
+#include "temp_files.h"
 
 namespace gs {
 namespace {
@@ -116,16 +116,6 @@ TEST(Evaluate, BaselinesOnTheGapDataBeatTheMeanPredictor) {
 namespace gs {
 namespace {
 
-// The first `rows` data rows of a (compressed) CSV, header included, written to `path`.
-void writeHead(const std::string& input, const std::string& path, int rows) {
-  auto in = InputFile::open(input);
-  ASSERT_TRUE(in.isOk()) << in.status().toString();
-  std::ofstream out(path);
-  std::string line;
-  for (int i = 0; i <= rows && std::getline(*in.value(), line); ++i) out << line << '\n';
-  ASSERT_TRUE(out.good());
-}
-
 // The bundled default model (resources/models/accurate, see its MODEL.md) against the baselines
 // on its own held-out test molecules: the cluster split it was trained with, read from its
 // split.csv, so the test molecules belong to Butina clusters the model never saw. Every property
@@ -134,14 +124,10 @@ void writeHead(const std::string& input, const std::string& path, int rows) {
 // keep the test to a minute; `graphormer-cli evaluate` on the whole file gives the card's figures.
 TEST(DefaultModel, BeatsFiveNearestNeighboursOnEveryPropertyOfItsHeldOutClusters) {
   const std::string dir = std::string(GS_SOURCE_DIR) + "/resources/models/accurate";
-  const auto head = std::filesystem::temp_directory_path() / ("gs_props_head_" + std::to_string(::getpid()) + ".csv");
-  ASSERT_NO_FATAL_FAILURE(writeHead(std::string(GS_SOURCE_DIR) + "/data/xtb_props_brics55k.csv.gz", head.string(), 16000));
-  struct Remove {
-    std::filesystem::path p;
-    ~Remove() { std::filesystem::remove(p); }
-  } remove{head};
+  const testing_files::TempDir tmp("gs_props_head_");
   jobs::EvaluateJobOptions o;
-  o.input = head.string();
+  o.input = testing_files::csvSlice(std::string(GS_SOURCE_DIR) + "/data/xtb_props_brics55k.csv.gz", tmp.path,
+                                    "head.csv", 0, 16000);
   o.with_model = true;
   o.predictor.model = bundle::ModelSource{dir, ""};
   o.split.kind = data::SplitKind::Cluster;

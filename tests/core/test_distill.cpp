@@ -18,6 +18,7 @@
 #include "jobs/distill_job.h"
 #include "model/checkpoint.h"
 #include "predict/predictor.h"
+#include "temp_files.h"
 
 namespace gs {
 namespace {
@@ -41,29 +42,10 @@ std::string smilesSlice(const fs::path& dir, int begin, int end) {
 
 // The first `n` labelled rows as a CSV file.
 std::string labelledHead(const fs::path& dir, int n) {
-  auto reader = data::openReader(kLabels);
-  EXPECT_TRUE(reader.isOk());
-  const auto path = dir / "labels.csv";
-  std::ofstream out(path);
-  const auto columns = reader.value()->columns();
-  for (size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << columns[c];
-  out << "\n";
-  data::RawRecord r;
-  for (int i = 0; i < n && reader.value()->next(r); ++i) {
-    for (size_t c = 0; c < r.fields.size(); ++c) out << (c ? "," : "") << r.fields[c];
-    out << "\n";
-  }
-  return path.string();
+  return testing_files::csvSlice(kLabels, dir, "labels.csv", 0, static_cast<size_t>(n));
 }
 
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& name) : path(fs::temp_directory_path() / (name + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using testing_files::TempDir;
 
 jobs::DistillJobOptions tinyDistill(const fs::path& dir, int labelled, int unlabelled, int epochs) {
   jobs::DistillJobOptions d;

@@ -2,23 +2,16 @@
 // A labelled slice of the repository's xTB gap data and the options of a tiny, quick training run
 // on it, for the tests of what training writes (trust data, re-centring).
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "jobs/train_job.h"
+#include "temp_files.h"
 
 namespace gs::testing_tiny {
 
 // A labelled slice of the xTB gap data as a CSV in `dir`.
 inline std::string slice(const std::filesystem::path& dir, const std::string& name, size_t begin, size_t count) {
-  std::ifstream in(std::string(GS_SOURCE_DIR) + "/data/xtb_gap_nci5k.csv");
-  std::ofstream out(dir / name);
-  std::string line;
-  std::getline(in, line);
-  out << line << "\n";
-  for (size_t i = 0; std::getline(in, line) && i < begin + count; ++i)
-    if (i >= begin) out << line << "\n";
-  return (dir / name).string();
+  return testing_files::csvSlice(std::string(GS_SOURCE_DIR) + "/data/xtb_gap_nci5k.csv", dir, name, begin, count);
 }
 
 inline jobs::TrainJobOptions tinyTrain(const std::string& input, const std::string& output) {
