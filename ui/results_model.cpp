@@ -119,14 +119,17 @@ QVariant ResultsModel::trustData(const predict::PredictedRow& r, int column, int
   const int j = column - intervalColumn(0);
   if (j < 0 || j >= static_cast<int>(t.lower.size())) return {};
   if (role == SortRole) return t.upper[static_cast<size_t>(j)] - t.lower[static_cast<size_t>(j)];
+  if (role == Qt::DecorationRole) return bandMark(t.outputBand(j));
   if (role == Qt::ToolTipRole)
-    return tr("%1 % interval [%2, %3]; σ %4 (ensemble spread %5, distance to training %6)")
+    return tr("%1 % interval [%2, %3]; σ %4 (ensemble spread %5, distance to training %6); this property's "
+              "domain: %7")
         .arg(confidence_ * 100, 0, 'f', 0)
         .arg(t.lower[static_cast<size_t>(j)], 0, 'f', 3)
         .arg(t.upper[static_cast<size_t>(j)], 0, 'f', 3)
         .arg(t.sigma[static_cast<size_t>(j)], 0, 'f', 3)
         .arg(t.spread[static_cast<size_t>(j)], 0, 'f', 3)
-        .arg(t.distance, 0, 'f', 2);
+        .arg(t.distance, 0, 'f', 2)
+        .arg(QString::fromUtf8(predict::domainBandName(t.outputBand(j))));
   return {};
 }
 

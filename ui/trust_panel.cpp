@@ -162,11 +162,17 @@ void TrustPanel::showRow(const predict::PredictedRow& row) {
                       .arg(half, 0, 'f', 3)
                       .arg(unit)
                       .arg(confidence_ * 100, 0, 'f', 0)
-                      .arg(QLatin1String(bandColour(t.band)), QString::fromUtf8(predict::domainBandName(t.band))));
+                      .arg(QLatin1String(bandColour(t.outputBand(j))),
+                           QString::fromUtf8(predict::domainBandName(t.outputBand(j)))));
   axis_->setInterval(row.values[k], t.lower[k], t.upper[k], k < range_.size() ? range_[k] : std::make_pair(0.0, 1.0),
                      unit);
   structure_->setPixmap(depiction(row.canonical, QSize(300, 150), t.unseen_atoms));
   QStringList reasons;
+  if (t.outputBand(j) != t.band)
+    reasons << tr("%1 alone is %2 (its own σ against the calibration molecules'); the molecule as a whole is %3")
+                   .arg(names_.value(j), QString::fromUtf8(predict::domainBandName(t.outputBand(j))),
+                        QString::fromUtf8(predict::domainBandName(t.band)))
+                   .toHtmlEscaped();
   for (const auto& r : t.reasons) reasons << QString::fromStdString(r).toHtmlEscaped();
   reasons_->setText(reasons.isEmpty() ? tr("In the applicability domain: no reason for caution.")
                                       : QStringLiteral("&bull; ") + reasons.join(QStringLiteral("<br>&bull; ")));

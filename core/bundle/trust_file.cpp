@@ -1,5 +1,6 @@
 #include "bundle/trust_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -47,6 +48,10 @@ std::string jsonStrings(const std::vector<std::string>& v) {
   return out.str();
 }
 
+std::string binnedScoresName(size_t output, size_t bin) {
+  return "calibration_scores_" + std::to_string(output) + "_bin_" + std::to_string(bin);
+}
+
 std::map<std::string, Array> arraysOf(const TrustData& t) {
   std::map<std::string, Array> a;
   const auto n = t.reference.size();
@@ -82,6 +87,14 @@ std::map<std::string, Array> arraysOf(const TrustData& t) {
     a["calibration_scores_" + std::to_string(j)] = makeArray("F64", t.calibration_scores[j]);
     a["calibration_residuals_" + std::to_string(j)] = makeArray("F64", t.calibration_residuals[j]);
   }
+  if (!t.domain.output_sigma_out.empty()) {
+    a["output_sigma_borderline"] = makeArray("F64", t.domain.output_sigma_borderline);
+    a["output_sigma_out"] = makeArray("F64", t.domain.output_sigma_out);
+  }
+  a["score_bin_edges"] = makeArray("F64", t.score_bin_edges);
+  for (size_t j = 0; j < t.binned_scores.size(); ++j)
+    for (size_t b = 0; b < t.binned_scores[j].size(); ++b)
+      a[binnedScoresName(j, b)] = makeArray("F64", t.binned_scores[j][b]);
   return a;
 }
 
@@ -138,6 +151,14 @@ Status checkSizes(const TrustData& t) {
     return Status(StatusCode::InvalidArgument, "trust data: latent reference of inconsistent size or scale");
   if (t.members.size() != t.member_sha256.size())
     return Status(StatusCode::InvalidArgument, "trust data: member hashes missing");
+  if (t.domain.output_sigma_borderline.size() != t.domain.output_sigma_out.size() ||
+      (!t.domain.output_sigma_out.empty() && t.domain.output_sigma_out.size() != outs))
+    return Status(StatusCode::InvalidArgument, "trust data: per-output domain thresholds do not match the outputs");
+  if (!std::is_sorted(t.score_bin_edges.begin(), t.score_bin_edges.end()) || t.binned_scores.size() > outs)
+    return Status(StatusCode::InvalidArgument, "trust data: calibration bins out of order or too many outputs");
+  for (const auto& bins : t.binned_scores)
+    if (!bins.empty() && bins.size() != t.score_bin_edges.size() + 1)
+      return Status(StatusCode::InvalidArgument, "trust data: calibration bins do not match their edges");
   return Status::ok();
 }
 
@@ -356,6 +377,30 @@ Result<std::vector<similarity::BitFingerprint>> readFingerprints(const TrustRead
   return out;
 }
 
+// Per-output domain thresholds and the calibration bins (absent before version 5).
+Status readVersion5Arrays(const TrustReader& r, TrustData& t) {
+  const int outs = t.outputs;
+  if (r.has("output_sigma_out")) {
+    GS_TRY(border, r.array<double>("output_sigma_borderline", "F64", outs));
+    GS_TRY(out, r.array<double>("output_sigma_out", "F64", outs));
+    t.domain.output_sigma_borderline = std::move(border);
+    t.domain.output_sigma_out = std::move(out);
+  }
+  if (!r.has("score_bin_edges")) return Status::ok();
+  GS_TRY(edges, r.array<double>("score_bin_edges", "F64"));
+  if (edges.size() > 64) return r.error("too many calibration bins");
+  t.score_bin_edges = std::move(edges);
+  for (int j = 0; j < outs && !t.score_bin_edges.empty(); ++j) {
+    std::vector<std::vector<double>> bins;
+    for (size_t b = 0; b <= t.score_bin_edges.size() && r.has(binnedScoresName(static_cast<size_t>(j), b)); ++b) {
+      GS_TRY(s, r.array<double>(binnedScoresName(static_cast<size_t>(j), b), "F64"));
+      bins.push_back(std::move(s));
+    }
+    t.binned_scores.push_back(std::move(bins));
+  }
+  return Status::ok();
+}
+
 Status readArrays(const TrustReader& r, TrustData& t) {
   const int outs = t.outputs;
   GS_TRY(labels, r.array<float>("labels", "F32"));
@@ -410,7 +455,7 @@ Status readArrays(const TrustReader& r, TrustData& t) {
     t.calibration_scores.push_back(std::move(s));
     t.calibration_residuals.push_back(std::move(res));
   }
-  return Status::ok();
+  return readVersion5Arrays(r, t);
 }
 
 }  // namespace

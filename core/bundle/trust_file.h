@@ -26,7 +26,8 @@
 namespace gs::bundle {
 
 inline constexpr const char* kTrustFile = "trust.safetensors";
-inline constexpr int kTrustVersion = 4;  // 1 (no latent term), 2 (dense fingerprints), 3 (no neighbour-error term) still read
+inline constexpr int kTrustVersion = 5;  // 1 (no latent term), 2 (dense fingerprints), 3 (no neighbour-error term),
+                                         // 4 (one calibration bin, one band per molecule) still read
 
 struct SigmaModel {
   std::vector<double> ensemble_weight, distance_weight, beta;  // a_j, b_j, β_j per output
@@ -48,6 +49,11 @@ struct DomainRules {
   // (the fold's 80th percentile) it is borderline, above uncertainty_out (95th) out. Empty/0: off.
   std::vector<double> sigma_median;
   double uncertainty_borderline = 0, uncertainty_out = 0;
+  // Per output (version 5): output j of a molecule is borderline when its σ_j is above
+  // output_sigma_borderline[j] (the calibration fold's 80th percentile of σ_j), out above
+  // output_sigma_out[j] (95th), and at least as far out as the molecule's structure puts it.
+  // Empty: each output takes the molecule's band.
+  std::vector<double> output_sigma_borderline, output_sigma_out;
 };
 
 struct ReferenceSet {
@@ -73,6 +79,13 @@ struct TrustData {
   SigmaModel sigma;
   std::vector<std::vector<double>> calibration_scores;     // per output, sorted
   std::vector<std::vector<double>> calibration_residuals;  // per output, sorted
+  // Calibration by similarity (version 5): the calibration molecules are split at these
+  // nearest-neighbour similarities (ascending) and each bin keeps its own sorted scores
+  // [output][bin]; a molecule's interval takes the quantile of its bin, so molecules far from the
+  // training set are not calibrated with the residuals of close ones. Empty edges, or an output
+  // without bins: the pooled calibration_scores.
+  std::vector<double> score_bin_edges;
+  std::vector<std::vector<std::vector<double>>> binned_scores;
   DomainRules domain;
   ReferenceSet reference;
   LatentReference latent;

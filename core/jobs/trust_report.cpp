@@ -14,7 +14,9 @@ namespace {
 struct Sample {
   double error = 0, sigma = 0;
   predict::SigmaTerms terms;
-  predict::DomainBand band = predict::DomainBand::In;
+  predict::DomainBand band = predict::DomainBand::In;           // the output's
+  predict::DomainBand molecule_band = predict::DomainBand::In;  // the molecule's
+  double nn_similarity = predict::TrustAssessor::kPooled;
 };
 
 std::string fixed3(double v) {
@@ -66,8 +68,8 @@ double miscalibrationArea(const std::vector<Sample>& s, const std::vector<double
 TrustMetrics outputMetrics(const predict::TrustAssessor& a, const std::vector<Sample>& s, int j) {
   TrustMetrics m;
   m.molecules = static_cast<int64_t>(s.size());
-  m.model80 = scores(s, [&](const Sample& x) { return a.halfWidth(j, x.sigma, 0.8); });
-  m.model90 = scores(s, [&](const Sample& x) { return a.halfWidth(j, x.sigma, 0.9); });
+  m.model80 = scores(s, [&](const Sample& x) { return a.halfWidth(j, x.sigma, 0.8, x.nn_similarity); });
+  m.model90 = scores(s, [&](const Sample& x) { return a.halfWidth(j, x.sigma, 0.9, x.nn_similarity); });
   const double c80 = a.constantHalfWidth(j, 0.8), c90 = a.constantHalfWidth(j, 0.9);
   m.constant80 = scores(s, [&](const Sample&) { return c80; });
   m.constant90 = scores(s, [&](const Sample&) { return c90; });
@@ -81,7 +83,7 @@ TrustMetrics outputMetrics(const predict::TrustAssessor& a, const std::vector<Sa
     latent.push_back(x.terms.latent);
     neighbour.push_back(x.terms.neighbour_error);
     large.push_back(x.error > c90);
-    sigma_g.push_back(a.halfWidth(j, x.sigma, 0.9) / 1.6448536);
+    sigma_g.push_back(a.halfWidth(j, x.sigma, 0.9, x.nn_similarity) / 1.6448536);
   }
   m.spearman = stats::spearman(sigma, err);
   m.spearman_spread = stats::spearman(spread, err);
@@ -97,11 +99,15 @@ TrustMetrics outputMetrics(const predict::TrustAssessor& a, const std::vector<Sa
   for (size_t i = 0; i < order.size() / 2; ++i) confident.push_back(err[order[i]]);
   m.retention = mean(confident) / mean(err);
   m.miscalibration_area = miscalibrationArea(s, sigma_g);
-  std::vector<double> band[3], outside;
+  std::vector<double> band[3], outside, molecule_in, molecule_out;
   for (const auto& x : s) {
     band[static_cast<int>(x.band)].push_back(x.error);
     if (x.band != predict::DomainBand::In) outside.push_back(x.error);
+    if (x.molecule_band == predict::DomainBand::In) molecule_in.push_back(x.error);
+    if (x.molecule_band == predict::DomainBand::Out) molecule_out.push_back(x.error);
   }
+  m.molecule_out = static_cast<int64_t>(molecule_out.size());
+  m.molecule_out_ratio = mean(molecule_out) / mean(molecule_in);
   m.in = static_cast<int64_t>(band[0].size());
   m.borderline = static_cast<int64_t>(band[1].size());
   m.out = static_cast<int64_t>(band[2].size());
@@ -125,8 +131,10 @@ std::vector<TrustMetrics> trustMetrics(const predict::TrustAssessor& a,
       const auto* r = rows[i];
       const float y = labels[i][static_cast<size_t>(j)];
       if (!r->trust || !r->status.isOk() || std::isnan(y)) continue;
-      s.push_back({std::fabs(y - r->values[static_cast<size_t>(j)]), r->trust->sigma[static_cast<size_t>(j)],
-                   r->trust->terms(j), r->trust->band});
+      const auto& t = *r->trust;
+      const auto k = static_cast<size_t>(j);
+      s.push_back({std::fabs(y - r->values[k]), t.sigma[k], t.terms(j), t.outputBand(j),
+                   t.band, t.nn_similarity});
     }
     if (s.empty()) continue;
     TrustMetrics m = outputMetrics(a, s, j);
@@ -157,13 +165,15 @@ std::string formatTrustMetrics(const std::vector<TrustMetrics>& metrics) {
       << (std::isnan(m.spearman_latent) ? "" : ", Spearman(latent distance, |error|) ")
       << (std::isnan(m.spearman_latent) ? "" : fixed3(m.spearman_latent))
       << ", Spearman(training neighbours' error, |error|) " << m.spearman_neighbour << ".\n"
-      << "\n| domain band | test molecules | MAE | MAE ÷ MAE in |\n|---|---:|---:|---:|\n"
+      << "\n| domain band of " << m.target << " | test molecules | MAE | MAE ÷ MAE in |\n|---|---:|---:|---:|\n"
       << "| in | " << m.in << " | " << m.mae_in << " | 1 |\n"
       << "| borderline | " << m.borderline << " | " << m.mae_borderline << " | " << m.mae_borderline / m.mae_in
       << " |\n"
       << "| out | " << m.out << " | " << m.mae_out << " | " << m.mae_out / m.mae_in << " |\n"
       << "| outside (borderline + out) | " << m.borderline + m.out << " | " << m.mae_outside << " | "
-      << m.mae_outside / m.mae_in << " |\n";
+      << m.mae_outside / m.mae_in << " |\n\n"
+      << "The molecule's band (all outputs): " << m.molecule_out << " out, MAE out ÷ MAE in " << m.molecule_out_ratio
+      << ".\n";
   }
   return o.str();
 }

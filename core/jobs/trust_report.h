@@ -26,8 +26,12 @@ struct TrustMetrics {
   double auroc = 0, auroc_threshold = 0;  // σ for |error| > threshold (the constant 90 % half-width)
   double retention = 0;                   // MAE of the most confident half ÷ MAE of all
   double miscalibration_area = 0;         // Gaussian reading σ_g = half-width(90 %) / 1.645
+  // The output's own domain band (TrustRow::output_band; before version 5 the molecule's band).
   double mae_in = 0, mae_borderline = 0, mae_out = 0, mae_outside = 0;  // per band; outside = borderline + out
   int64_t in = 0, borderline = 0, out = 0;
+  // The molecule's band (TrustRow::band, from all outputs): molecules out and MAE out ÷ MAE in.
+  int64_t molecule_out = 0;
+  double molecule_out_ratio = 0;
 };
 
 // `rows` are the model's predictions (with trust) of the molecules, `labels[i][j]` their targets

@@ -18,6 +18,10 @@ void writeTrust(JsonWriter& w, const std::vector<std::string>& outputs, const Tr
   perOutput(w, "lower", outputs, t.lower);
   perOutput(w, "upper", outputs, t.upper);
   perOutput(w, "sigma", outputs, t.sigma);
+  w.key("output_domain").beginObject();
+  for (size_t j = 0; j < outputs.size() && j < t.sigma.size(); ++j)
+    w.key(outputs[j]).value(domainBandName(t.outputBand(static_cast<int>(j))));
+  w.endObject();
   w.field("domain", domainBandName(t.band));
   w.key("reasons").beginArray();
   for (const std::string& r : t.reasons) w.value(r);
@@ -56,6 +60,13 @@ Result<TrustRow> readTrust(const JsonValue& t, const std::vector<std::string>& o
   auto band = parseDomainBand(stringField(t, "domain"));
   if (!band.isOk()) return bad("'trust.domain': " + band.status().message());
   row.band = band.value();
+  if (const JsonValue* per = t.find("output_domain"); per && per->isObject())
+    for (const std::string& name : outputs) {
+      const JsonValue* v = per->find(name);
+      auto b = parseDomainBand(v && v->isString() ? v->asString() : std::string(domainBandName(row.band)));
+      if (!b.isOk()) return bad("'trust.output_domain." + name + "': " + b.status().message());
+      row.output_band.push_back(b.value());
+    }
   if (const JsonValue* r = t.find("reasons"); r && r->isArray())
     for (const JsonValue& reason : r->items())
       if (reason.isString()) row.reasons.push_back(reason.asString());

@@ -3,7 +3,8 @@
 // app's remote client reads it, written and read here only.
 //   {"id", "smiles", "canonical_smiles", "status",
 //    "values": {output: number}, "trust": {"lower": {output: number|null}, "upper": {...},
-//    "sigma": {...}, "domain": "in|borderline|out", "reasons": [..], "nn_similarity": number}
+//    "sigma": {...}, "output_domain": {output: "in|borderline|out"}, "domain": "in|borderline|out",
+//    "reasons": [..], "nn_similarity": number}
 //    (values and trust only when status is "ok"), "duplicate_of": index (optional), "message"}
 // Non-finite numbers are null: an unbounded lower (upper) end reads back as -inf (+inf), a
 // missing value or σ as NaN. Numbers carry 9 significant digits (exact for the float values).

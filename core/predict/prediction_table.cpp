@@ -31,7 +31,7 @@ std::vector<std::string> predictionHeader(const bundle::ModelMetadata& metadata,
   std::vector<std::string> header{"row", "id", "smiles", "canonical_smiles", "status"};
   for (int j = 0; j < num_outputs; ++j) header.push_back(metadata.outputName(j));
   for (int j = 0; j < num_outputs; ++j)
-    for (const char* suffix : {"_lower", "_upper", "_sigma"}) header.push_back(metadata.outputName(j) + suffix);
+    for (const char* suffix : {"_lower", "_upper", "_sigma", "_domain"}) header.push_back(metadata.outputName(j) + suffix);
   for (const char* name : {"domain", "domain_reasons", "nn_similarity", "message"}) header.push_back(name);
   return header;
 }
@@ -46,6 +46,7 @@ void trustFields(const std::optional<TrustRow>& t, int num_outputs, std::vector<
     fields.push_back(ok ? bound(t->lower[j]) : std::string());
     fields.push_back(ok ? bound(t->upper[j]) : std::string());
     fields.push_back(ok ? data::CsvWriter::number(t->sigma[j]) : std::string());
+    fields.push_back(ok ? domainBandName(t->outputBand(j)) : std::string());
   }
   std::string reasons;
   if (t)

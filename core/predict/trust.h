@@ -13,7 +13,13 @@
 //               every atom environment known: small molecules have low Tanimoto to anything)
 //   in          otherwise; atoms whose radius-2 environment is new are still listed (a reason
 //               that does not lower the band: most new molecules have one)
+// With an uncertainty rule the molecule's σ, averaged over outputs, can raise the band as well.
+// Each output has its own band too (trust files from version 5): the molecule's structural band
+// (the rules above), raised by that output's σ alone — a molecule can be in the domain of its
+// log P and out of the domain of its gap. On held-out clusters this separates each property's
+// errors (out/in MAE ≥ 2) where the averaged σ did not (docs/TRUST.md).
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -47,10 +53,15 @@ struct TrustRow {
   double latent = 0;                        // l(x): embedding distance to the training sample, 1 = calibration median
   std::vector<double> neighbour_error;      // per output, r_j(x): mean |error| of the nearest training molecules
   DomainBand band = DomainBand::In;
+  std::vector<DomainBand> output_band;  // per output: the structural band raised by that output's σ
   std::vector<std::string> reasons;
   double nn_similarity = 0;               // to the most similar training molecule
   std::vector<int> unseen_atoms;          // atoms (parsed-molecule indices) in an environment never seen
   std::vector<NeighbourInfo> neighbours;  // most similar first
+  DomainBand outputBand(int j) const {  // output j's band (the molecule's where there is none per output)
+    const auto k = static_cast<size_t>(j);
+    return k < output_band.size() ? output_band[k] : band;
+  }
   SigmaTerms terms(int j) const {         // σ's terms of output j (after assess)
     const auto k = static_cast<size_t>(j);
     return {spread[k], distance, latent, neighbour_error.empty() ? 0.0 : neighbour_error[k]};
@@ -86,21 +97,28 @@ class TrustAssessor {
   // j). Regions of chemistry the model fits badly stay badly fitted on new molecules: on held-out
   // clusters this ranks errors better than the ensemble spread or d(x) (docs/TRUST.md).
   std::vector<double> neighbourError(const std::vector<similarity::Neighbour>& nearest) const;
-  // The interval half-width of output j at `confidence` for a molecule of difficulty σ.
-  double halfWidth(int j, double sigma, double confidence) const {
-    return quantile(j, confidence) * (sigma + data_.sigma.beta[static_cast<size_t>(j)]);
+  // The interval half-width of output j at `confidence` for a molecule of difficulty σ whose
+  // nearest training molecule has similarity `nn_similarity` (NaN: the pooled calibration).
+  double halfWidth(int j, double sigma, double confidence, double nn_similarity = kPooled) const {
+    return quantile(j, confidence, nn_similarity) * (sigma + data_.sigma.beta[static_cast<size_t>(j)]);
   }
   // The constant-width baseline's half-width: the conformal quantile of the plain residuals.
   double constantHalfWidth(int j, double confidence) const {
     return residuals_[static_cast<size_t>(j)].quantile(confidence);
   }
-  // The multiplier of (σ + β) for output j at `confidence` (+inf when the calibration set is too small).
-  double quantile(int j, double confidence) const { return scores_[static_cast<size_t>(j)].quantile(confidence); }
+  // The multiplier of (σ + β) for output j at `confidence` (+inf when the calibration set is too
+  // small), from the calibration bin of `nn_similarity` where the trust data has bins.
+  double quantile(int j, double confidence, double nn_similarity = kPooled) const;
+  // The calibration bin of a nearest-neighbour similarity (0 = least similar); -1 without bins.
+  int scoreBin(double nn_similarity) const;
+  static constexpr double kPooled = std::numeric_limits<double>::quiet_NaN();
 
  private:
+  void addOutputBands(TrustRow& row, DomainBand structural) const;
   bundle::TrustData data_;
   similarity::FingerprintIndex index_;
   std::vector<stats::ConformalScores> scores_, residuals_;
+  std::vector<std::vector<stats::ConformalScores>> binned_;  // [output][bin]; empty: pooled
   std::vector<double> mean_reference_error_;  // per output: r_j(x) when no neighbour has a label
 };
 
@@ -126,11 +144,11 @@ struct TrustFold {
 
 // Chooses σ's weights on `valid` (the mix of spread, distance, latent distance and neighbour error
 // with the narrowest mean 90 % interval, scaled so that median σ = median |error|, β = 5 % of
-// median σ), then fills the calibration scores, residuals and similarity thresholds from
-// `calibration`. `trust` must hold the outputs, reference set and domain sets already.
+// median σ), then fills the calibration scores (pooled, and per similarity bin where the fold is
+// large enough), residuals and similarity thresholds from `calibration`. `trust` must hold the outputs, reference set and domain sets already.
 Status fitTrust(bundle::TrustData& trust, const TrustFold& valid, const TrustFold& calibration);
-// The uncertainty rule's medians and thresholds from the calibration fold (after σ's weights;
-// fitTrust calls it).
+// The uncertainty rule's medians and thresholds, the molecule's and each output's, from the
+// calibration fold (after σ's weights; fitTrust calls it).
 void fitUncertaintyBand(bundle::TrustData& trust, const TrustFold& calibration);
 
 // Adds one training molecule to the reference set and the domain's element, environment and size

@@ -282,6 +282,10 @@ std::string encodeV2Response(const ModelInfo& model, const std::string& request_
              [&](const auto& r) { return bound(r.trust, &predict::TrustRow::upper); });
     v2Floats(w, model.outputs[j] + "_sigma", rows,
              [&](const auto& r) { return bound(r.trust, &predict::TrustRow::sigma); });
+    v2Tensor(w, model.outputs[j] + "_domain", "BYTES", rows.size());
+    for (const auto& row : rows)
+      w.value(row.trust && row.status.isOk() ? predict::domainBandName(row.trust->outputBand(static_cast<int>(j))) : "");
+    w.endArray().endObject();
   }
   if (trust) {
     v2Tensor(w, "domain", "BYTES", rows.size());
@@ -314,8 +318,9 @@ std::string encodeV2Metadata(const ModelInfo& model, bool with_trust) {
   output("status", "BYTES");
   for (const std::string& o : model.outputs) {
     output(o, "FP32");
-    if (with_trust)
-      for (const char* suffix : {"_lower", "_upper", "_sigma"}) output(o + suffix, "FP32");
+    if (!with_trust) continue;
+    for (const char* suffix : {"_lower", "_upper", "_sigma"}) output(o + suffix, "FP32");
+    output(o + "_domain", "BYTES");
   }
   if (with_trust) output("domain", "BYTES");
   output("message", "BYTES");

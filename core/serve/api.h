@@ -63,7 +63,7 @@ struct ModelInfo {
 std::string encodePredictResponse(const ModelInfo& model, const std::string& request_id,
                                   const std::vector<predict::PredictedRow>& rows, const std::vector<int>& duplicate_of);
 // v2: outputs "status" (BYTES), one FP32 output per model output ([N], NaN where not ok),
-// "message" (BYTES), and with trust "<output>_lower/_upper/_sigma" (FP32) and "domain" (BYTES).
+// "message" (BYTES), and with trust "<output>_lower/_upper/_sigma" (FP32), "<output>_domain" and "domain" (BYTES).
 std::string encodeV2Response(const ModelInfo& model, const std::string& request_id,
                              const std::vector<predict::PredictedRow>& rows);
 // GET /v2/models/{m}: name, versions, platform, inputs and outputs.

@@ -299,11 +299,11 @@ TEST(Predictor, RunRecordDescribesTheModelAndSettings) {
   EXPECT_EQ(r.output_units[0], "eV");
   EXPECT_EQ(r.output_units[3], "D");
   EXPECT_EQ(p.value()->header().front(), "row");
-  // Every value first (read across), then each output's interval and σ.
+  // Every value first (read across), then each output's interval, σ and band.
   std::vector<std::string> header{"row", "id", "smiles", "canonical_smiles", "status"};
   header.insert(header.end(), properties.begin(), properties.end());
   for (const auto& name : properties)
-    for (const char* suffix : {"_lower", "_upper", "_sigma"}) header.push_back(name + suffix);
+    for (const char* suffix : {"_lower", "_upper", "_sigma", "_domain"}) header.push_back(name + suffix);
   for (const char* column : {"domain", "domain_reasons", "nn_similarity", "message"}) header.push_back(column);
   EXPECT_EQ(p.value()->header(), header);
   EXPECT_EQ(r.confidence, 0.9);

@@ -1,0 +1,167 @@
+// Trust under shift (predict/trust.h, trust files from version 5): calibration by similarity bin
+// (molecules far from the training set get the quantile of calibration molecules as far away, not
+// the pooled one), each output's own domain band from its σ, and both surviving the trust file.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "chem/featurize.h"
+#include "predict/trust.h"
+
+namespace gs {
+namespace {
+
+namespace fs = std::filesystem;
+
+chem::DomainFeatures features(const std::string& smiles) {
+  auto parsed = chem::parseSmiles(smiles);
+  EXPECT_TRUE(parsed.status.isOk()) << smiles;
+  return chem::domainFeatures(*parsed.mol);
+}
+
+bundle::TrustData smallTrust(int outputs) {
+  bundle::TrustData t;
+  t.outputs = outputs;
+  t.model_sha256 = "m";
+  for (const char* s : {"CCO", "CCCO", "CCCCO", "OCCO", "CCCC", "CCCCCC"}) {
+    const std::vector<float> label(static_cast<size_t>(outputs), 1.0f), pred(static_cast<size_t>(outputs), 1.1f);
+    predict::addReference(t, features(s), s, s, label, pred);
+  }
+  predict::finishDomain(t.domain);
+  return t;
+}
+
+// One output whose noise is five times larger for the least similar tenth of the molecules
+// (similarity below 0.1), which neither the ensemble spread nor d(x) sees.
+predict::TrustFold shiftedFold(int n, std::mt19937& rng) {
+  predict::TrustFold f;
+  std::uniform_real_distribution<double> u(0, 1);
+  std::normal_distribution<double> z(0, 1);
+  for (int i = 0; i < n; ++i) {
+    const double nn = u(rng), y = z(rng) * (nn < 0.1 ? 1.0 : 0.2);
+    f.nn_similarity.push_back(nn);
+    f.distance.push_back(u(rng));
+    f.labels.push_back({static_cast<float>(y)});
+    f.values.push_back({{0.0f}, {static_cast<float>(0.05 * z(rng))}});
+  }
+  return f;
+}
+
+// Share of `test` inside the 90 % interval, among molecules with similarity in [lo, hi).
+double coverage(const predict::TrustAssessor& a, const bundle::TrustData& t, const predict::TrustFold& test, double lo,
+                double hi, bool binned) {
+  double inside = 0, n = 0;
+  for (size_t i = 0; i < test.labels.size(); ++i) {
+    const double nn = test.nn_similarity[i];
+    if (nn < lo || nn >= hi) continue;
+    const double sigma = predict::sigmaOfMolecule(t.sigma, 0, test.terms(i, 0));
+    inside += std::fabs(test.labels[i][0]) <= a.halfWidth(0, sigma, 0.9, binned ? nn : predict::TrustAssessor::kPooled);
+    ++n;
+  }
+  return inside / n;
+}
+
+TEST(TrustShift, IntervalsOfDissimilarMoleculesAreCalibratedOnDissimilarOnes) {
+  std::mt19937 rng(17);
+  auto t = smallTrust(1);
+  const auto valid = shiftedFold(1000, rng), calib = shiftedFold(2000, rng), test = shiftedFold(6000, rng);
+  ASSERT_TRUE(predict::fitTrust(t, valid, calib).isOk());
+  ASSERT_EQ(t.score_bin_edges.size(), 3u);
+  EXPECT_NEAR(t.score_bin_edges[0], 0.10, 0.03);  // the calibration fold's 10th percentile
+  ASSERT_EQ(t.binned_scores.size(), 1u);
+  ASSERT_EQ(t.binned_scores[0].size(), 4u);
+  size_t binned = 0;
+  for (const auto& b : t.binned_scores[0]) binned += b.size();
+  EXPECT_EQ(binned, t.calibration_scores[0].size());
+  const predict::TrustAssessor a(t);
+  EXPECT_EQ(a.scoreBin(0.05), 0);
+  EXPECT_EQ(a.scoreBin(0.99), 3);
+  EXPECT_EQ(a.scoreBin(std::nan("")), -1);
+  // Pooled scores under-cover the far tenth and over-cover the rest; the bins cover each.
+  EXPECT_LT(coverage(a, t, test, 0, 0.1, false), 0.7);
+  EXPECT_NEAR(coverage(a, t, test, 0, 0.1, true), 0.9, 0.04);
+  EXPECT_NEAR(coverage(a, t, test, 0.1, 1, true), 0.9, 0.02);
+  EXPECT_NEAR(coverage(a, t, test, 0, 1, true), 0.9, 0.02);
+  // assess() uses the molecule's nearest-neighbour similarity: a molecule whose neighbours are
+  // the training set itself sits in the most similar bin.
+  const auto row = a.assess(features("CCCO"), {{0.0f}, {0.0f}}, 0.9);
+  EXPECT_NEAR(row.upper[0], a.halfWidth(0, row.sigma[0], 0.9, row.nn_similarity), 1e-9);
+  EXPECT_EQ(a.scoreBin(row.nn_similarity), 3);
+
+  // A small calibration fold (fewer than 100 molecules in a bin) keeps the pooled scores.
+  auto small = smallTrust(1);
+  ASSERT_TRUE(predict::fitTrust(small, shiftedFold(300, rng), shiftedFold(500, rng)).isOk());
+  EXPECT_TRUE(small.score_bin_edges.empty());
+  EXPECT_TRUE(small.binned_scores.empty());
+}
+
+// Two outputs: output 0's σ follows the ensemble spread, output 1's does not vary. A molecule the
+// ensemble disagrees on for output 0 only is out for output 0 and in for output 1, and a
+// structural reason (a new atom environment) lowers every output's band.
+TEST(TrustShift, EachOutputHasItsOwnBand) {
+  std::mt19937 rng(23);
+  auto t = smallTrust(2);
+  auto fold = [&](int n) {
+    predict::TrustFold f;
+    std::uniform_real_distribution<double> u(0, 1);
+    std::normal_distribution<double> z(0, 1);
+    for (int i = 0; i < n; ++i) {
+      const double s = u(rng);
+      f.nn_similarity.push_back(0.5);
+      f.distance.push_back(2 * u(rng));  // far above any real d(x): output 1 stays in
+      f.labels.push_back({static_cast<float>(z(rng) * (0.05 + s)), static_cast<float>(z(rng))});
+      f.values.push_back({{0.0f, 0.0f}, {static_cast<float>(s), 0.0f}});
+    }
+    return f;
+  };
+  ASSERT_TRUE(predict::fitTrust(t, fold(600), fold(1000)).isOk());
+  ASSERT_EQ(t.domain.output_sigma_out.size(), 2u);
+  EXPECT_GT(t.domain.output_sigma_out[0], t.domain.output_sigma_borderline[0]);
+  const predict::TrustAssessor a(t);
+  const double spread_out = 2 * (t.domain.output_sigma_out[0] / t.sigma.ensemble_weight[0]);
+  const auto unsure = a.assess(features("CCCO"), {{0.0f, 0.0f}, {static_cast<float>(spread_out), 0.0f}}, 0.9);
+  ASSERT_EQ(unsure.output_band.size(), 2u);
+  EXPECT_EQ(unsure.outputBand(0), predict::DomainBand::Out);
+  EXPECT_EQ(unsure.outputBand(1), predict::DomainBand::In);
+  const auto calm = a.assess(features("CCCO"), {{0.0f, 0.0f}, {0.0f, 0.0f}}, 0.9);
+  EXPECT_EQ(calm.outputBand(0), predict::DomainBand::In);
+  const auto acid = a.assess(features("CCC(=O)O"), {{0.0f, 0.0f}, {0.0f, 0.0f}}, 0.9);
+  EXPECT_EQ(acid.outputBand(0), predict::DomainBand::Borderline);
+  EXPECT_EQ(acid.outputBand(1), predict::DomainBand::Borderline);
+
+  // Before version 5 (no per-output thresholds) every output takes the molecule's band.
+  auto old = t;
+  old.domain.output_sigma_borderline.clear();
+  old.domain.output_sigma_out.clear();
+  const auto row = predict::TrustAssessor(old).assess(features("CCCO"),
+                                                      {{0.0f, 0.0f}, {static_cast<float>(spread_out), 0.0f}}, 0.9);
+  EXPECT_EQ(row.outputBand(0), row.band);
+  EXPECT_EQ(row.outputBand(1), row.band);
+}
+
+TEST(TrustShift, BinsAndOutputThresholdsSurviveTheFile) {
+  std::mt19937 rng(29);
+  auto t = smallTrust(1);
+  ASSERT_TRUE(predict::fitTrust(t, shiftedFold(1000, rng), shiftedFold(2000, rng)).isOk());
+  ASSERT_FALSE(t.binned_scores.empty());
+  const auto path = (fs::temp_directory_path() / ("gs_trust_shift_" + std::to_string(::getpid()))).string();
+  ASSERT_TRUE(bundle::writeTrust(path, t).isOk());
+  auto back = bundle::readTrust(path);
+  fs::remove(path);
+  ASSERT_TRUE(back.isOk()) << back.status().toString();
+  EXPECT_EQ(back->score_bin_edges, t.score_bin_edges);
+  EXPECT_EQ(back->binned_scores, t.binned_scores);
+  EXPECT_EQ(back->domain.output_sigma_borderline, t.domain.output_sigma_borderline);
+  EXPECT_EQ(back->domain.output_sigma_out, t.domain.output_sigma_out);
+  // Bins that do not match their edges are refused.
+  auto broken = t;
+  broken.binned_scores[0].pop_back();
+  EXPECT_FALSE(bundle::writeTrust(path, broken).isOk());
+}
+
+}  // namespace
+}  // namespace gs
