@@ -184,7 +184,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole: return text(row, column);
     case Qt::DecorationRole:
       if (column == StructureColumn && !drawingSmiles(r).empty()) return thumbnail(row);
-      if (column == domainColumn()) return trustData(r, column, role);
+      if (column >= intervalColumn(0) && column <= domainColumn()) return trustData(r, column, role);
       return {};
     case Qt::ToolTipRole:
       if (column >= inputColumn(0)) return text(row, column);

@@ -10,7 +10,7 @@ fixture="$data/graphormer-reference"
 statuses=$(tail -n +2 "$tmp/bad.csv" | python3 -c 'import csv,sys; csv.field_size_limit(1 << 30); print(" ".join(r[4] for r in csv.reader(sys.stdin)))')
 expected="ok empty empty syntax_error chemistry_error syntax_error chemistry_error too_many_atoms syntax_error ok ok"
 [ "$statuses" = "$expected" ] || { echo "statuses: '$statuses' expected '$expected'"; exit 1; }
-head -1 "$tmp/bad.csv" | grep -qx "row,id,smiles,canonical_smiles,status,output_0,output_1,output_0_lower,output_0_upper,output_0_sigma,output_1_lower,output_1_upper,output_1_sigma,domain,domain_reasons,nn_similarity,message" \
+head -1 "$tmp/bad.csv" | grep -qx "row,id,smiles,canonical_smiles,status,output_0,output_1,output_0_lower,output_0_upper,output_0_sigma,output_0_domain,output_1_lower,output_1_upper,output_1_sigma,output_1_domain,domain,domain_reasons,nn_similarity,message" \
   || { echo "header: $(head -1 "$tmp/bad.csv")"; exit 1; }
 python3 - "$tmp/bad.csv" <<'PY'
 import csv, sys

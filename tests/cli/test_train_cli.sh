@@ -19,7 +19,7 @@ done
 
 "$cli" predict --model "$tmp/model" --input "$tmp/t.csv" --output "$tmp/p.csv" --quiet 2>/dev/null
 # The measured column is kept beside the prediction of the same name, as input_tpsa.
-head -1 "$tmp/p.csv" | grep -qx "row,id,smiles,canonical_smiles,status,tpsa,tpsa_lower,tpsa_upper,tpsa_sigma,domain,domain_reasons,nn_similarity,message,input_tpsa" \
+head -1 "$tmp/p.csv" | grep -qx "row,id,smiles,canonical_smiles,status,tpsa,tpsa_lower,tpsa_upper,tpsa_sigma,tpsa_domain,domain,domain_reasons,nn_similarity,message,input_tpsa" \
   || { head -1 "$tmp/p.csv"; exit 1; }
 [ "$(tail -n +2 "$tmp/p.csv" | wc -l)" -eq 202 ] || { echo "expected 202 prediction rows"; exit 1; }
 python3 - "$tmp/p.csv" <<'PY'
@@ -36,6 +36,7 @@ for r in rows:
         continue
     assert float(r["tpsa_lower"]) < float(r["tpsa"]) < float(r["tpsa_upper"]), r
     assert float(r["tpsa_sigma"]) > 0 and r["domain"] in ("in", "borderline", "out"), r
+    assert r["tpsa_domain"] in ("in", "borderline", "out"), r
     assert 0 <= float(r["nn_similarity"]) <= 1, r
 # Training molecules are their own nearest neighbours.
 assert sum(float(r["nn_similarity"]) == 1.0 for r in rows if r["status"] == "ok") >= 100

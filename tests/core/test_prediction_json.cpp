@@ -22,6 +22,7 @@ predict::PredictedRow fullRow() {
   t.upper = {3.75, 1.5e-7};
   t.sigma = {0.2, std::nan("")};
   t.band = predict::DomainBand::Borderline;
+  t.output_band = {predict::DomainBand::Out, predict::DomainBand::Borderline};
   t.reasons = {"radius-2 environment never in training at atom C3", "similarité 0.31 < 0.35"};
   t.nn_similarity = 0.3125;
   row.trust = t;
@@ -68,6 +69,7 @@ TEST(PredictionJson, EveryFieldSurvivesARoundTrip) {
     expectNear(a.sigma[j], b.sigma[j]);
   }
   EXPECT_EQ(b.band, a.band);
+  EXPECT_EQ(b.output_band, a.output_band);
   EXPECT_EQ(b.reasons, a.reasons);
   EXPECT_DOUBLE_EQ(b.nn_similarity, a.nn_similarity);
   EXPECT_EQ(predict::predictionJson(kOutputs, d.row, d.duplicate_of), text)
@@ -103,6 +105,8 @@ TEST(PredictionJson, AMalformedResultIsRefusedNamingTheField) {
       {R"({"status":"ok","values":{"gap_ev":"3.1"}})", "'values.gap_ev'"},
       {R"({"status":"ok","values":{},"trust":{"lower":{},"upper":{},"sigma":{},"domain":"far"}})", "'trust.domain'"},
       {R"({"status":"ok","values":{},"trust":{"lower":{},"upper":7,"sigma":{},"domain":"in"}})", "'upper'"},
+      {R"({"status":"ok","values":{},"trust":{"lower":{},"upper":{},"sigma":{},"output_domain":{"gap_ev":"near"},"domain":"in"}})",
+       "'trust.output_domain.gap_ev'"},
       {R"([1,2])", "object"},
   };
   for (const auto& [text, field] : cases) {

@@ -125,16 +125,18 @@ TEST(MainWindow, FiveHundredMoleculesFillTheTableInInputOrderWithStatuses) {
   std::ifstream csv_file(path);
   auto reader = data::makeReader(data::FileFormat::Csv, csv_file);
   const auto columns = reader->columns();
-  // row,id,smiles,canonical_smiles,status,gap_ev,gap_ev_lower,gap_ev_upper,gap_ev_sigma,domain,domain_reasons,nn_similarity,message
-  ASSERT_EQ(columns.size(), 13u);
+  // row,id,smiles,canonical_smiles,status,gap_ev,gap_ev_lower,gap_ev_upper,gap_ev_sigma,gap_ev_domain,domain,domain_reasons,nn_similarity,message
+  ASSERT_EQ(columns.size(), 14u);
   EXPECT_EQ(columns[5], "gap_ev");
   EXPECT_EQ(columns[6], "gap_ev_lower");
-  EXPECT_EQ(columns[9], "domain");
+  EXPECT_EQ(columns[9], "gap_ev_domain");
+  EXPECT_EQ(columns[10], "domain");
   data::RawRecord rec;
   int n = 0;
   while (reader->next(rec)) {
-    ASSERT_EQ(rec.fields.size(), 13u);
-    EXPECT_EQ(rec.fields[9], m->text(n, m->domainColumn()).toStdString());
+    ASSERT_EQ(rec.fields.size(), 14u);
+    EXPECT_EQ(rec.fields[10], m->text(n, m->domainColumn()).toStdString());
+    if (const auto& t = m->rowAt(n).trust) EXPECT_EQ(rec.fields[9], predict::domainBandName(t->outputBand(0)));
     EXPECT_EQ(rec.fields[0], m->text(n, ResultsModel::RowColumn).toStdString());
     EXPECT_EQ(rec.fields[1], m->text(n, ResultsModel::NameColumn).toStdString());
     EXPECT_EQ(rec.fields[2], m->text(n, ResultsModel::SmilesColumn).toStdString());
@@ -300,8 +302,16 @@ TEST(MainWindow, TrustColumnsFillInOrderAndThePanelShowsTheNeighbours) {
     const QString band = m->text(i, m->domainColumn());
     EXPECT_TRUE(band == "in" || band == "borderline" || band == "out") << band.toStdString();
     EXPECT_TRUE(m->data(m->index(i, m->domainColumn()), Qt::DecorationRole).isValid());
+    // Each property's own band marks its interval cell.
+    EXPECT_TRUE(m->data(m->index(i, m->intervalColumn(0)), Qt::DecorationRole).isValid());
+    ASSERT_EQ(t.output_band.size(), 8u) << i;
   }
   EXPECT_EQ(m->text(40, m->domainColumn()), "out");
+  for (int j = 0; j < 8; ++j)  // a structural reason puts every property of the salt out
+    EXPECT_EQ(m->rowAt(40).trust->outputBand(j), predict::DomainBand::Out) << j;
+  EXPECT_TRUE(m->data(m->index(40, m->intervalColumn(3)), Qt::ToolTipRole)
+                  .toString()
+                  .contains(QStringLiteral("this property's domain: out")));
   EXPECT_TRUE(
       m->data(m->index(40, m->domainColumn()), Qt::ToolTipRole).toString().contains(QStringLiteral("2 fragments")));
   EXPECT_TRUE(m->data(m->index(41, m->domainColumn()), Qt::ToolTipRole)
