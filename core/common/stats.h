@@ -14,6 +14,8 @@
 namespace gs::stats {
 
 double median(std::vector<double> values);  // NaN for none
+// The p-quantile (0..1, linear interpolation) of the finite values; NaN for none.
+double percentile(std::vector<double> values, double p);
 // Per output j, the median of label - prediction over the molecules labelled for j (NaN labels and
 // predictions skipped); 0 where fewer than `min_count` remain, so a small fold changes nothing.
 std::vector<double> medianResiduals(const std::vector<std::vector<float>>& predictions,

@@ -52,16 +52,6 @@ std::string unseenAtoms(const chem::DomainFeatures& f, const std::vector<uint32_
   return list;
 }
 
-// Quantile (linear interpolation) of finite values; NaN for none.
-double percentile(std::vector<double> v, double p) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(v.begin(), v.end());
-  const double pos = p * double(v.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(pos));
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - double(lo)) * (v[hi] - v[lo]);
-}
 
 }  // namespace
 
@@ -74,28 +64,14 @@ std::string elementSymbol(int z) {
   return "Z" + std::to_string(z);
 }
 
-namespace {
-
-// a·spread + b·d + c·l + e·r for weights w = {a, b, c, e}.
-double weighted(const std::array<double, 4>& w, const SigmaTerms& t) {
+double sigmaFromWeights(const std::array<double, 4>& w, const SigmaTerms& t) {
   return w[0] * t.spread + w[1] * t.distance + w[2] * t.latent + w[3] * t.neighbour_error;
 }
-
-}  // namespace
 
 double sigmaOfMolecule(const bundle::SigmaModel& s, int j, const SigmaTerms& t) {
   const auto k = static_cast<size_t>(j);
   const auto at = [k](const std::vector<double>& w) { return k < w.size() ? w[k] : 0.0; };
-  return weighted({at(s.ensemble_weight), at(s.distance_weight), at(s.latent_weight), at(s.residual_weight)}, t);
-}
-
-SigmaTerms TrustFold::terms(size_t i, int j) const {
-  SigmaTerms t;
-  t.spread = ensembleSpread(values[i], j);
-  t.distance = distance[i];
-  t.latent = latent.empty() ? 0.0 : latent[i];
-  t.neighbour_error = neighbour_error.empty() ? 0.0 : neighbour_error[i][static_cast<size_t>(j)];
-  return t;
+  return sigmaFromWeights({at(s.ensemble_weight), at(s.distance_weight), at(s.latent_weight), at(s.residual_weight)}, t);
 }
 
 double ensembleSpread(const std::vector<std::vector<float>>& values, int j) {
@@ -300,204 +276,6 @@ void TrustAssessor::addUncertaintyReason(TrustRow& row) const {
   row.reasons.push_back("the model is unsure: σ " + fixed(score) + "x its median on the calibration molecules, above " +
                         (out ? "95 % of them (" + fixed(d.uncertainty_out) + "x)"
                              : "80 % of them (" + fixed(d.uncertainty_borderline) + "x)"));
-}
-
-namespace {
-
-struct OutputFold {
-  std::vector<double> error;
-  std::vector<SigmaTerms> terms;
-  bool latent = false;  // the fold has l(x)
-};
-
-// The fold's molecules with a label for output j: |error| of member 0 and σ's terms.
-OutputFold outputFold(const TrustFold& fold, int j) {
-  OutputFold o;
-  o.latent = !fold.latent.empty();
-  for (size_t i = 0; i < fold.labels.size(); ++i) {
-    const double y = fold.labels[i][static_cast<size_t>(j)];
-    if (!std::isfinite(y)) continue;
-    o.error.push_back(std::fabs(y - fold.values[i][0][static_cast<size_t>(j)]));
-    o.terms.push_back(fold.terms(i, j));
-  }
-  return o;
-}
-
-// σ's weights for one output: spread, distance, latent, neighbour error (a, b, c, e).
-struct Weights {
-  std::array<double, 4> w{};
-  double of(const SigmaTerms& t) const { return weighted(w, t); }
-};
-
-struct SigmaFit {
-  Weights weights;
-  double beta = 0, share = 0;  // share: of the distance d(x)
-};
-
-std::vector<double> sigmaOf(const OutputFold& v, const Weights& w) {
-  std::vector<double> sigma;
-  for (const auto& t : v.terms) sigma.push_back(w.of(t));
-  return sigma;
-}
-
-// Mean 90 % normalized-conformal width on the fold for a molecule's σ.
-double meanWidth(const OutputFold& v, const std::vector<double>& sigma, double* beta_out) {
-  std::vector<double> scores(v.error.size());
-  const double beta = 0.05 * stats::median(sigma);
-  for (size_t i = 0; i < sigma.size(); ++i) scores[i] = v.error[i] / (sigma[i] + beta);
-  auto q = stats::ConformalScores::fromScores(scores);
-  *beta_out = beta;
-  if (!q.isOk()) return std::numeric_limits<double>::infinity();
-  return q->quantile(0.9) * (std::accumulate(sigma.begin(), sigma.end(), 0.0) / double(sigma.size()) + beta);
-}
-
-// The median of each term over the fold (0 when a term is absent or constant at 0).
-std::array<double, 4> termMedians(const OutputFold& v) {
-  std::array<std::vector<double>, 4> columns;
-  for (const auto& t : v.terms) {
-    columns[0].push_back(t.spread);
-    columns[1].push_back(t.distance);
-    if (v.latent) columns[2].push_back(t.latent);
-    columns[3].push_back(t.neighbour_error);
-  }
-  std::array<double, 4> m{};
-  for (size_t k = 0; k < 4; ++k) m[k] = columns[k].empty() ? 0.0 : stats::median(columns[k]);
-  return m;
-}
-
-// σ = a·spread + b·distance + c·latent + e·neighbour error: the shares of the four terms (steps
-// of 0.1, each term divided by its median) with the narrowest mean 90 % interval on the validation
-// fold, scaled so that median σ = median |error|. A term whose median is 0 (no ensemble, no latent
-// reference) takes no share.
-SigmaFit chooseSigma(const OutputFold& v) {
-  const auto median = termMedians(v);
-  const double me = stats::median(v.error);
-  SigmaFit best;
-  double best_width = std::numeric_limits<double>::infinity();
-  for (int sd = 0; sd <= 10; ++sd)
-    for (int sl = 0; sd + sl <= 10; ++sl)
-      for (int se = 0; sd + sl + se <= 10; ++se) {
-        const double share[4] = {(10 - sd - sl - se) / 10.0, sd / 10.0, sl / 10.0, se / 10.0};
-        Weights w;
-        bool usable = true;
-        for (size_t k = 0; k < 4; ++k) {
-          if (share[k] < 1e-9) continue;
-          usable = usable && median[k] > 0;
-          w.w[k] = median[k] > 0 ? share[k] / median[k] : 0.0;
-        }
-        if (!usable) continue;
-        double beta = 0;
-        const auto sigma = sigmaOf(v, w);
-        const double width = meanWidth(v, sigma, &beta);
-        if (!(width < best_width)) continue;
-        best_width = width;
-        const double scale = me > 0 ? me / stats::median(sigma) : 1.0;
-        for (double& x : w.w) x *= scale;
-        best = {w, beta * scale, share[1]};
-      }
-  return best;
-}
-
-// The calibration molecules' nearest-neighbour similarity at these quantiles splits them into
-// bins that keep their own conformal scores (Mondrian calibration). On held-out clusters the
-// least similar tenth had 0.82-0.88 coverage at 90 % with pooled scores and the most similar half
-// 0.93-0.95 (docs/TRUST.md); edges at the 10th, 25th and 50th percentiles put the bins where
-// coverage moved.
-constexpr double kScoreBinQuantiles[] = {0.10, 0.25, 0.50};
-// An output is binned only when every bin has this many labelled calibration molecules.
-constexpr size_t kMinBinScores = 100;
-
-void fitScoreBins(bundle::TrustData& t, const TrustFold& calibration) {
-  t.score_bin_edges.clear();
-  t.binned_scores.clear();
-  for (double q : kScoreBinQuantiles) t.score_bin_edges.push_back(percentile(calibration.nn_similarity, q));
-  if (!std::isfinite(t.score_bin_edges.front())) return t.score_bin_edges.clear();
-  const bundle::TrustData& fitted = t;
-  const auto bin = [&](double nn) {
-    return static_cast<size_t>(std::upper_bound(fitted.score_bin_edges.begin(), fitted.score_bin_edges.end(), nn) -
-                               fitted.score_bin_edges.begin());
-  };
-  bool any = false;
-  for (int j = 0; j < t.outputs; ++j) {
-    std::vector<std::vector<double>> bins(t.score_bin_edges.size() + 1);
-    for (size_t i = 0; i < calibration.labels.size(); ++i) {
-      const double y = calibration.labels[i][static_cast<size_t>(j)];
-      if (!std::isfinite(y)) continue;
-      const double sigma = sigmaOfMolecule(t.sigma, j, calibration.terms(i, j));
-      bins[bin(calibration.nn_similarity[i])].push_back(std::fabs(y - calibration.values[i][0][static_cast<size_t>(j)]) /
-                                                        (sigma + t.sigma.beta[static_cast<size_t>(j)]));
-    }
-    const bool enough = std::all_of(bins.begin(), bins.end(), [](const auto& b) { return b.size() >= kMinBinScores; });
-    for (auto& b : bins) std::sort(b.begin(), b.end());
-    t.binned_scores.push_back(enough ? std::move(bins) : std::vector<std::vector<double>>{});
-    any = any || enough;
-  }
-  if (!any) t.score_bin_edges.clear(), t.binned_scores.clear();
-}
-
-}  // namespace
-
-Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& calibration) {
-  if (calibration.labels.empty())
-    return Status(StatusCode::InvalidArgument, "no calibration molecules: the trust data needs a calibration fold");
-  if (valid.labels.empty())
-    return Status(StatusCode::InvalidArgument,
-                  "no validation molecules: σ's weights are chosen on the validation fold");
-  std::vector<double>* weights[4] = {&t.sigma.ensemble_weight, &t.sigma.distance_weight, &t.sigma.latent_weight,
-                                     &t.sigma.residual_weight};
-  for (auto* w : weights) w->assign(t.outputs, 0);
-  t.sigma.beta.assign(t.outputs, 0);
-  t.calibration_scores.assign(t.outputs, {});
-  t.calibration_residuals.assign(t.outputs, {});
-  for (int j = 0; j < t.outputs; ++j) {
-    const OutputFold v = outputFold(valid, j);
-    if (v.error.size() < 2)
-      return Status(StatusCode::InvalidArgument, "too few validation labels for output " + std::to_string(j));
-    const SigmaFit fit = chooseSigma(v);
-    if (!(fit.weights.w[0] > 0 || fit.weights.w[1] > 0 || fit.weights.w[2] > 0 || fit.weights.w[3] > 0))
-      return Status(StatusCode::InvalidArgument,
-                    "no usable σ: the ensemble agrees and every molecule is a training duplicate");
-    for (size_t k = 0; k < 4; ++k) (*weights[k])[static_cast<size_t>(j)] = fit.weights.w[k];
-    t.sigma.beta[j] = std::max(fit.beta, 1e-12);
-    if (j == 0) t.sigma.distance_share = fit.share;
-    const OutputFold c = outputFold(calibration, j);
-    for (size_t i = 0; i < c.error.size(); ++i) {
-      t.calibration_scores[j].push_back(c.error[i] / (sigmaOfMolecule(t.sigma, j, c.terms[i]) + t.sigma.beta[j]));
-      t.calibration_residuals[j].push_back(c.error[i]);
-    }
-    std::sort(t.calibration_scores[j].begin(), t.calibration_scores[j].end());
-    std::sort(t.calibration_residuals[j].begin(), t.calibration_residuals[j].end());
-  }
-  t.domain.similarity_borderline = percentile(calibration.nn_similarity, 0.10);
-  t.domain.similarity_out = percentile(calibration.nn_similarity, 0.01);
-  fitScoreBins(t, calibration);
-  fitUncertaintyBand(t, calibration);
-  return Status::ok();
-}
-
-void fitUncertaintyBand(bundle::TrustData& t, const TrustFold& calibration) {
-  const size_t n = calibration.values.size();
-  std::vector<std::vector<double>> sigma(n);  // [molecule][output], every calibration molecule
-  const auto outs = static_cast<size_t>(t.outputs);
-  t.domain.sigma_median.assign(outs, 0.0);
-  t.domain.output_sigma_borderline.assign(outs, std::numeric_limits<double>::infinity());
-  t.domain.output_sigma_out.assign(outs, std::numeric_limits<double>::infinity());
-  for (int j = 0; j < t.outputs; ++j) {
-    std::vector<double> column;
-    for (size_t i = 0; i < n; ++i) {
-      const double v = sigmaOfMolecule(t.sigma, j, calibration.terms(i, j));
-      sigma[i].push_back(v);
-      column.push_back(v);
-    }
-    if (column.empty()) continue;
-    t.domain.sigma_median[j] = stats::median(column);
-    t.domain.output_sigma_borderline[j] = percentile(column, 0.80);
-    t.domain.output_sigma_out[j] = percentile(column, 0.95);
-  }
-  std::vector<double> scores;
-  for (const auto& row : sigma) scores.push_back(uncertaintyScore(t.domain, row));
-  t.domain.uncertainty_borderline = percentile(scores, 0.80);
-  t.domain.uncertainty_out = percentile(scores, 0.95);
 }
 
 void addReference(bundle::TrustData& t, const chem::DomainFeatures& f, const std::string& id, const std::string& smiles,

@@ -18,6 +18,7 @@
 // (the rules above), raised by that output's σ alone — a molecule can be in the domain of its
 // log P and out of the domain of its gap. On held-out clusters this separates each property's
 // errors (out/in MAE ≥ 2) where the averaged σ did not (docs/TRUST.md).
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -124,7 +125,9 @@ class TrustAssessor {
 
 // Standard deviation (n − 1) of the members' predictions of output j; 0 for one member.
 double ensembleSpread(const std::vector<std::vector<float>>& values, int j);
-// σ of output j: a_j · spread + b_j · d(x) + c_j · l(x) + e_j · r_j(x) (the one formula).
+// a · spread + b · d + c · l + e · r for weights {a, b, c, e}: the one formula of σ.
+double sigmaFromWeights(const std::array<double, 4>& weights, const SigmaTerms& terms);
+// σ of output j: a_j · spread + b_j · d(x) + c_j · l(x) + e_j · r_j(x).
 double sigmaOfMolecule(const bundle::SigmaModel& sigma, int j, const SigmaTerms& terms);
 // The domain's uncertainty score of a molecule's σ per output: mean of σ_j / the calibration
 // median of σ_j (NaN when the trust data has no uncertainty rule).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "common/stats.h"
@@ -45,6 +46,17 @@ TEST(Stats, MedianResidualsSkipMissingValuesAndSmallFolds) {
   EXPECT_EQ(stats::medianResiduals(predictions, labels, 2, 3), (std::vector<double>{2.0, 0.0}));
   EXPECT_EQ(stats::medianResiduals(predictions, labels, 2, 2), (std::vector<double>{2.0, 0.75}));
   EXPECT_EQ(stats::medianResiduals({}, {}, 1, 1), (std::vector<double>{0.0}));
+}
+
+TEST(Stats, PercentileInterpolatesAndSkipsNonFiniteValues) {
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  EXPECT_DOUBLE_EQ(stats::percentile({4, 1, 3, 2}, 0.0), 1.0);
+  EXPECT_DOUBLE_EQ(stats::percentile({4, 1, 3, 2}, 1.0), 4.0);
+  EXPECT_DOUBLE_EQ(stats::percentile({4, 1, 3, 2}, 0.5), 2.5);   // between the 2nd and 3rd
+  EXPECT_DOUBLE_EQ(stats::percentile({0, 10}, 0.25), 2.5);
+  EXPECT_DOUBLE_EQ(stats::percentile({nan, 0, inf, 10}, 0.25), 2.5);  // NaN and inf left out
+  EXPECT_TRUE(std::isnan(stats::percentile({}, 0.5)));
+  EXPECT_TRUE(std::isnan(stats::percentile({nan}, 0.5)));
 }
 
 TEST(Conformal, QuantileIsTheFiniteSampleOrderStatistic) {
