@@ -52,7 +52,6 @@ std::string unseenAtoms(const chem::DomainFeatures& f, const std::vector<uint32_
   return list;
 }
 
-
 }  // namespace
 
 const char* domainBandName(DomainBand band) { return nameIn(kBands, band); }
@@ -109,11 +108,12 @@ TrustAssessor::TrustAssessor(bundle::TrustData data) : data_(std::move(data)), i
   }
 }
 
-int TrustAssessor::scoreBin(double nn_similarity) const {
-  const auto& edges = data_.score_bin_edges;
+int similarityBin(const std::vector<double>& edges, double nn_similarity) {
   if (edges.empty() || !std::isfinite(nn_similarity)) return -1;
   return static_cast<int>(std::upper_bound(edges.begin(), edges.end(), nn_similarity) - edges.begin());
 }
+
+int TrustAssessor::scoreBin(double nn_similarity) const { return similarityBin(data_.score_bin_edges, nn_similarity); }
 
 double TrustAssessor::quantile(int j, double confidence, double nn_similarity) const {
   const auto k = static_cast<size_t>(j);

@@ -123,6 +123,9 @@ class TrustAssessor {
   std::vector<double> mean_reference_error_;  // per output: r_j(x) when no neighbour has a label
 };
 
+// The calibration bin of a nearest-neighbour similarity among ascending `edges` (0 = below the
+// first edge); -1 without edges or for NaN.
+int similarityBin(const std::vector<double>& edges, double nn_similarity);
 // Standard deviation (n − 1) of the members' predictions of output j; 0 for one member.
 double ensembleSpread(const std::vector<std::vector<float>>& values, int j);
 // a · spread + b · d + c · l + e · r for weights {a, b, c, e}: the one formula of σ.

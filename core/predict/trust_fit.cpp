@@ -24,6 +24,7 @@ namespace {
 struct OutputFold {
   std::vector<double> error;
   std::vector<SigmaTerms> terms;
+  std::vector<double> nn_similarity;
   bool latent = false;  // the fold has l(x)
 };
 
@@ -36,8 +37,14 @@ OutputFold outputFold(const TrustFold& fold, int j) {
     if (!std::isfinite(y)) continue;
     o.error.push_back(std::fabs(y - fold.values[i][0][static_cast<size_t>(j)]));
     o.terms.push_back(fold.terms(i, j));
+    o.nn_similarity.push_back(i < fold.nn_similarity.size() ? fold.nn_similarity[i] : std::nan(""));
   }
   return o;
+}
+
+// Molecule i's normalized conformal score |y − ŷ| / (σ + β) for output j under t's σ.
+double score(const bundle::TrustData& t, int j, const OutputFold& fold, size_t i) {
+  return fold.error[i] / (sigmaOfMolecule(t.sigma, j, fold.terms[i]) + t.sigma.beta[static_cast<size_t>(j)]);
 }
 
 // σ's weights for one output: spread, distance, latent, neighbour error (a, b, c, e).
@@ -129,21 +136,13 @@ void fitScoreBins(bundle::TrustData& t, const TrustFold& calibration) {
   t.binned_scores.clear();
   for (double q : kScoreBinQuantiles) t.score_bin_edges.push_back(stats::percentile(calibration.nn_similarity, q));
   if (!std::isfinite(t.score_bin_edges.front())) return t.score_bin_edges.clear();
-  const bundle::TrustData& fitted = t;
-  const auto bin = [&](double nn) {
-    return static_cast<size_t>(std::upper_bound(fitted.score_bin_edges.begin(), fitted.score_bin_edges.end(), nn) -
-                               fitted.score_bin_edges.begin());
-  };
   bool any = false;
   for (int j = 0; j < t.outputs; ++j) {
     std::vector<std::vector<double>> bins(t.score_bin_edges.size() + 1);
-    for (size_t i = 0; i < calibration.labels.size(); ++i) {
-      const double y = calibration.labels[i][static_cast<size_t>(j)];
-      if (!std::isfinite(y)) continue;
-      const double sigma = sigmaOfMolecule(t.sigma, j, calibration.terms(i, j));
-      bins[bin(calibration.nn_similarity[i])].push_back(std::fabs(y - calibration.values[i][0][static_cast<size_t>(j)]) /
-                                                        (sigma + t.sigma.beta[static_cast<size_t>(j)]));
-    }
+    const OutputFold c = outputFold(calibration, j);
+    for (size_t i = 0; i < c.error.size(); ++i)
+      if (const int b = similarityBin(t.score_bin_edges, c.nn_similarity[i]); b >= 0)
+        bins[static_cast<size_t>(b)].push_back(score(t, j, c, i));
     const bool enough = std::all_of(bins.begin(), bins.end(), [](const auto& b) { return b.size() >= kMinBinScores; });
     for (auto& b : bins) std::sort(b.begin(), b.end());
     t.binned_scores.push_back(enough ? std::move(bins) : std::vector<std::vector<double>>{});
@@ -179,7 +178,7 @@ Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& c
     if (j == 0) t.sigma.distance_share = fit.share;
     const OutputFold c = outputFold(calibration, j);
     for (size_t i = 0; i < c.error.size(); ++i) {
-      t.calibration_scores[j].push_back(c.error[i] / (sigmaOfMolecule(t.sigma, j, c.terms[i]) + t.sigma.beta[j]));
+      t.calibration_scores[j].push_back(score(t, j, c, i));
       t.calibration_residuals[j].push_back(c.error[i]);
     }
     std::sort(t.calibration_scores[j].begin(), t.calibration_scores[j].end());
