@@ -151,7 +151,8 @@ struct TrustFold {
 // Chooses σ's weights on `valid` (the mix of spread, distance, latent distance and neighbour error
 // with the narrowest mean 90 % interval, scaled so that median σ = median |error|, β = 5 % of
 // median σ), then fills the calibration scores (pooled, and per similarity bin where the fold is
-// large enough), residuals and similarity thresholds from `calibration`. `trust` must hold the outputs, reference set and domain sets already.
+// large enough), residuals and similarity thresholds from `calibration`. `trust` must hold the
+// outputs, reference set and domain sets already.
 Status fitTrust(bundle::TrustData& trust, const TrustFold& valid, const TrustFold& calibration);
 // The uncertainty rule's medians and thresholds, the molecule's and each output's, from the
 // calibration fold (after σ's weights; fitTrust calls it).

@@ -256,6 +256,19 @@ void v2Floats(JsonWriter& w, const std::string& name, const std::vector<predict:
   w.endArray().endObject();
 }
 
+template <typename F>
+void v2Strings(JsonWriter& w, const std::string& name, const std::vector<predict::PredictedRow>& rows, F value) {
+  v2Tensor(w, name, "BYTES", rows.size());
+  for (const auto& row : rows) w.value(std::string(value(row)));
+  w.endArray().endObject();
+}
+
+// A row's band as the server names it: the molecule's (j < 0) or output j's; empty without trust.
+std::string bandOf(const predict::PredictedRow& row, int j) {
+  if (!row.trust || !row.status.isOk()) return {};
+  return predict::domainBandName(j < 0 ? row.trust->band : row.trust->outputBand(j));
+}
+
 }  // namespace
 
 std::string encodeV2Response(const ModelInfo& model, const std::string& request_id,
@@ -265,9 +278,7 @@ std::string encodeV2Response(const ModelInfo& model, const std::string& request_
   w.beginObject().field("model_name", model.name).field("model_version", model.sha256.substr(0, 12));
   if (!request_id.empty()) w.field("id", request_id);
   w.key("outputs").beginArray();
-  v2Tensor(w, "status", "BYTES", rows.size());
-  for (const auto& row : rows) w.value(statusCodeName(row.status.code()));
-  w.endArray().endObject();
+  v2Strings(w, "status", rows, [](const auto& r) { return statusCodeName(r.status.code()); });
   bool trust = false;
   for (const auto& row : rows) trust = trust || row.trust.has_value();
   for (size_t j = 0; j < model.outputs.size(); ++j) {
@@ -282,19 +293,10 @@ std::string encodeV2Response(const ModelInfo& model, const std::string& request_
              [&](const auto& r) { return bound(r.trust, &predict::TrustRow::upper); });
     v2Floats(w, model.outputs[j] + "_sigma", rows,
              [&](const auto& r) { return bound(r.trust, &predict::TrustRow::sigma); });
-    v2Tensor(w, model.outputs[j] + "_domain", "BYTES", rows.size());
-    for (const auto& row : rows)
-      w.value(row.trust && row.status.isOk() ? predict::domainBandName(row.trust->outputBand(static_cast<int>(j))) : "");
-    w.endArray().endObject();
+    v2Strings(w, model.outputs[j] + "_domain", rows, [j](const auto& r) { return bandOf(r, static_cast<int>(j)); });
   }
-  if (trust) {
-    v2Tensor(w, "domain", "BYTES", rows.size());
-    for (const auto& row : rows) w.value(row.trust ? predict::domainBandName(row.trust->band) : "");
-    w.endArray().endObject();
-  }
-  v2Tensor(w, "message", "BYTES", rows.size());
-  for (const auto& row : rows) w.value(row.status.message());
-  w.endArray().endObject();
+  if (trust) v2Strings(w, "domain", rows, [](const auto& r) { return bandOf(r, -1); });
+  v2Strings(w, "message", rows, [](const auto& r) { return r.status.message(); });
   w.endArray().endObject();
   return out.str();
 }
