@@ -13,6 +13,15 @@ void perOutput(JsonWriter& w, const char* key, const std::vector<std::string>& o
   w.endObject();
 }
 
+// σ's inputs (trust.h, SigmaTerms): why an interval is as wide as it is.
+void writeSigmaTerms(JsonWriter& w, const std::vector<std::string>& outputs, const TrustRow& t) {
+  w.key("sigma_terms").beginObject();
+  perOutput(w, "spread", outputs, t.spread);
+  w.field("distance", t.distance).field("latent", t.latent);
+  perOutput(w, "neighbour_error", outputs, t.neighbour_error);
+  w.endObject();
+}
+
 void writeTrust(JsonWriter& w, const std::vector<std::string>& outputs, const TrustRow& t) {
   w.key("trust").beginObject();
   perOutput(w, "lower", outputs, t.lower);
@@ -27,6 +36,7 @@ void writeTrust(JsonWriter& w, const std::vector<std::string>& outputs, const Tr
   for (const std::string& r : t.reasons) w.value(r);
   w.endArray();
   w.field("nn_similarity", t.nn_similarity);
+  writeSigmaTerms(w, outputs, t);
   w.endObject();
 }
 
@@ -51,6 +61,24 @@ Status readPerOutput(const JsonValue& o, const char* key, const std::vector<std:
   return Status::ok();
 }
 
+double numberField(const JsonValue& o, const char* key) {
+  const JsonValue* v = o.find(key);
+  return v && v->isNumber() ? v->asNumber() : std::nan("");
+}
+
+// Optional (results written before σ's terms were recorded have none).
+Status readSigmaTerms(const JsonValue& t, const std::vector<std::string>& outputs, TrustRow& row) {
+  const JsonValue* terms = t.find("sigma_terms");
+  if (!terms) return Status::ok();
+  if (!terms->isObject()) return bad("'trust.sigma_terms' must be an object");
+  if (Status s = readPerOutput(*terms, "spread", outputs, std::nan(""), &row.spread); !s.isOk()) return s;
+  if (Status s = readPerOutput(*terms, "neighbour_error", outputs, std::nan(""), &row.neighbour_error); !s.isOk())
+    return s;
+  row.distance = numberField(*terms, "distance");
+  row.latent = numberField(*terms, "latent");
+  return Status::ok();
+}
+
 Result<TrustRow> readTrust(const JsonValue& t, const std::vector<std::string>& outputs) {
   constexpr double inf = std::numeric_limits<double>::infinity();
   TrustRow row;
@@ -71,6 +99,7 @@ Result<TrustRow> readTrust(const JsonValue& t, const std::vector<std::string>& o
     for (const JsonValue& reason : r->items())
       if (reason.isString()) row.reasons.push_back(reason.asString());
   if (const JsonValue* nn = t.find("nn_similarity"); nn && nn->isNumber()) row.nn_similarity = nn->asNumber();
+  if (Status s = readSigmaTerms(t, outputs, row); !s.isOk()) return s;
   return row;
 }
 

@@ -148,9 +148,19 @@ struct TrustFold {
   SigmaTerms terms(size_t molecule, int j) const;       // the molecule's σ terms for output j
 };
 
+// How one mix of σ's terms did on the validation fold: mean 90 % interval width, Spearman(σ, |error|).
+struct MixScore {
+  double width = 0, spearman = 0;
+};
+// Mixes whose mean 90 % width on the validation fold is within this fraction of the narrowest
+// compete on how well σ ranks the errors: widths are nearly flat over many mixes, the ranking is not.
+inline constexpr double kMixWidthTolerance = 0.01;
+// The index of the mix to use: of those within `tolerance` of the narrowest finite width, the
+// highest Spearman (NaN counts as lowest; the first on ties); -1 when no width is finite.
+int pickMix(const std::vector<MixScore>& mixes, double tolerance = kMixWidthTolerance);
+
 // Chooses σ's weights on `valid` (the mix of spread, distance, latent distance and neighbour error
-// with the narrowest mean 90 % interval, scaled so that median σ = median |error|, β = 5 % of
-// median σ), then fills the calibration scores (pooled, and per similarity bin where the fold is
+// that pickMix takes, scaled so that median σ = median |error|, β = 5 % of median σ), then fills the calibration scores (pooled, and per similarity bin where the fold is
 // large enough), residuals and similarity thresholds from `calibration`. `trust` must hold the
 // outputs, reference set and domain sets already.
 Status fitTrust(bundle::TrustData& trust, const TrustFold& valid, const TrustFold& calibration);

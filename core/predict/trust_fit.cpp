@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 namespace gs::predict {
 
@@ -89,37 +90,68 @@ std::array<double, 4> termMedians(const OutputFold& v) {
   return m;
 }
 
+}  // namespace
+
+int pickMix(const std::vector<MixScore>& mixes, double tolerance) {
+  double narrowest = std::numeric_limits<double>::infinity();
+  for (const auto& m : mixes)
+    if (std::isfinite(m.width)) narrowest = std::min(narrowest, m.width);
+  if (!std::isfinite(narrowest)) return -1;
+  const auto rank = [](double rho) { return std::isfinite(rho) ? rho : -2.0; };
+  int best = -1;
+  for (size_t i = 0; i < mixes.size(); ++i) {
+    if (!std::isfinite(mixes[i].width) || mixes[i].width > narrowest * (1 + tolerance)) continue;
+    if (best < 0 || rank(mixes[i].spearman) > rank(mixes[static_cast<size_t>(best)].spearman))
+      best = static_cast<int>(i);
+  }
+  return best;
+}
+
+namespace {
+
+struct Candidate {
+  SigmaFit fit;
+  MixScore score;
+};
+
+// One mix of shares (spread, distance, latent, neighbour error), each term divided by its median;
+// nullopt when a term with a share has median 0 (no ensemble, no latent reference).
+std::optional<Candidate> candidate(const OutputFold& v, const std::array<double, 4>& median,
+                                   const std::array<double, 4>& share) {
+  Weights w;
+  for (size_t k = 0; k < 4; ++k) {
+    if (share[k] < 1e-9) continue;
+    if (!(median[k] > 0)) return std::nullopt;
+    w.w[k] = share[k] / median[k];
+  }
+  Candidate c;
+  const auto sigma = sigmaOf(v, w);
+  c.score.width = meanWidth(v, sigma, &c.fit.beta);
+  c.score.spearman = stats::spearman(sigma, v.error);
+  const double me = stats::median(v.error);
+  const double scale = me > 0 ? me / stats::median(sigma) : 1.0;
+  for (double& x : w.w) x *= scale;
+  c.fit.weights = w;
+  c.fit.beta *= scale;
+  c.fit.share = share[1];
+  return c;
+}
+
 // σ = a·spread + b·distance + c·latent + e·neighbour error: the shares of the four terms (steps
-// of 0.1, each term divided by its median) with the narrowest mean 90 % interval on the validation
-// fold, scaled so that median σ = median |error|. A term whose median is 0 (no ensemble, no latent
-// reference) takes no share.
+// of 0.1) that pickMix takes on the validation fold, scaled so that median σ = median |error|.
+// The tie-break on ranking: on accurate's held-out clusters it moved mean half-widths by -1 % to
+// +0.6 % and the gap's Spearman from 0.253 to 0.273 (best half 0.801 -> 0.789).
 SigmaFit chooseSigma(const OutputFold& v) {
   const auto median = termMedians(v);
-  const double me = stats::median(v.error);
-  SigmaFit best;
-  double best_width = std::numeric_limits<double>::infinity();
+  std::vector<Candidate> all;
+  std::vector<MixScore> scores;
   for (int sd = 0; sd <= 10; ++sd)
     for (int sl = 0; sd + sl <= 10; ++sl)
-      for (int se = 0; sd + sl + se <= 10; ++se) {
-        const double share[4] = {(10 - sd - sl - se) / 10.0, sd / 10.0, sl / 10.0, se / 10.0};
-        Weights w;
-        bool usable = true;
-        for (size_t k = 0; k < 4; ++k) {
-          if (share[k] < 1e-9) continue;
-          usable = usable && median[k] > 0;
-          w.w[k] = median[k] > 0 ? share[k] / median[k] : 0.0;
-        }
-        if (!usable) continue;
-        double beta = 0;
-        const auto sigma = sigmaOf(v, w);
-        const double width = meanWidth(v, sigma, &beta);
-        if (!(width < best_width)) continue;
-        best_width = width;
-        const double scale = me > 0 ? me / stats::median(sigma) : 1.0;
-        for (double& x : w.w) x *= scale;
-        best = {w, beta * scale, share[1]};
-      }
-  return best;
+      for (int se = 0; sd + sl + se <= 10; ++se)
+        if (auto c = candidate(v, median, {(10 - sd - sl - se) / 10.0, sd / 10.0, sl / 10.0, se / 10.0}))
+          scores.push_back(c->score), all.push_back(std::move(*c));
+  const int pick = pickMix(scores);
+  return pick < 0 ? SigmaFit{} : all[static_cast<size_t>(pick)].fit;
 }
 
 // The calibration molecules' nearest-neighbour similarity at these quantiles splits them into

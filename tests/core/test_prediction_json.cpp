@@ -25,6 +25,10 @@ predict::PredictedRow fullRow() {
   t.output_band = {predict::DomainBand::Out, predict::DomainBand::Borderline};
   t.reasons = {"radius-2 environment never in training at atom C3", "similarité 0.31 < 0.35"};
   t.nn_similarity = 0.3125;
+  t.spread = {0.05, 0.125};
+  t.distance = 0.6875;
+  t.latent = 1.75;
+  t.neighbour_error = {0.25, 0.375};
   row.trust = t;
   return row;
 }
@@ -72,6 +76,10 @@ TEST(PredictionJson, EveryFieldSurvivesARoundTrip) {
   EXPECT_EQ(b.output_band, a.output_band);
   EXPECT_EQ(b.reasons, a.reasons);
   EXPECT_DOUBLE_EQ(b.nn_similarity, a.nn_similarity);
+  EXPECT_EQ(b.spread, a.spread) << "σ's terms come back";
+  EXPECT_DOUBLE_EQ(b.distance, a.distance);
+  EXPECT_DOUBLE_EQ(b.latent, a.latent);
+  EXPECT_EQ(b.neighbour_error, a.neighbour_error);
   EXPECT_EQ(predict::predictionJson(kOutputs, d.row, d.duplicate_of), text)
       << "writing what was read gives the same text";
 }
@@ -107,6 +115,10 @@ TEST(PredictionJson, AMalformedResultIsRefusedNamingTheField) {
       {R"({"status":"ok","values":{},"trust":{"lower":{},"upper":7,"sigma":{},"domain":"in"}})", "'upper'"},
       {R"({"status":"ok","values":{},"trust":{"lower":{},"upper":{},"sigma":{},"output_domain":{"gap_ev":"near"},"domain":"in"}})",
        "'trust.output_domain.gap_ev'"},
+      {R"({"status":"ok","values":{},"trust":{"lower":{},"upper":{},"sigma":{},"domain":"in","sigma_terms":[]}})",
+       "'trust.sigma_terms'"},
+      {R"({"status":"ok","values":{},"trust":{"lower":{},"upper":{},"sigma":{},"domain":"in","sigma_terms":{"spread":{},"neighbour_error":{"gap_ev":"x"}}}})",
+       "'neighbour_error.gap_ev'"},
       {R"([1,2])", "object"},
   };
   for (const auto& [text, field] : cases) {

@@ -163,5 +163,22 @@ TEST(TrustShift, BinsAndOutputThresholdsSurviveTheFile) {
   EXPECT_FALSE(bundle::writeTrust(path, broken).isOk());
 }
 
+// σ's mix: nearly as narrow is as good; then the mix that ranks the errors best wins.
+TEST(TrustShift, AmongNearlyAsNarrowMixesTheOneThatRanksErrorsBestWins) {
+  const std::vector<predict::MixScore> mixes = {
+      {1.000, 0.20},  // the narrowest
+      {1.008, 0.27},  // 0.8 % wider, ranks better: taken
+      {1.030, 0.40},  // ranks best but 3 % wider: not a near tie
+      {std::nan(""), 0.90},
+      {1.005, std::nan("")},
+  };
+  EXPECT_EQ(predict::pickMix(mixes), 1);
+  EXPECT_EQ(predict::pickMix(mixes, 0.05), 2) << "a wider tolerance admits the third";
+  EXPECT_EQ(predict::pickMix(mixes, 0.0), 0) << "no tolerance: the narrowest, as before";
+  EXPECT_EQ(predict::pickMix({{2.0, std::nan("")}, {2.01, std::nan("")}}), 0) << "no ranking: the first";
+  EXPECT_EQ(predict::pickMix({{std::nan(""), 0.5}}), -1);
+  EXPECT_EQ(predict::pickMix({}), -1);
+}
+
 }  // namespace
 }  // namespace gs
