@@ -240,11 +240,36 @@ int distillCommand(int argc, char** argv) {
   return 0;
 }
 
+namespace {
+
+int seriesCommand(const CliArgs& args, const jobs::CalibrateJobOptions& c) {
+  jobs::SeriesCalibrationOptions o;
+  o.model_dir = c.model_dir;
+  o.input = args.get("--series");
+  o.output_dir = args.get("--output");
+  o.targets = c.targets;
+  o.reader = c.reader;
+  o.predictor = c.predictor;
+  auto s = jobs::runSeriesCalibration(o);
+  if (!s.isOk()) return fail(s.status().toString());
+  std::cerr << "calibrate --series: " << s->rows << " molecules; 90 % multiplier per output (labelled, before -> after):";
+  for (size_t j = 0; j < s->outputs.size(); ++j) {
+    std::cerr << "\n  " << s->outputs[j] << ": " << s->labelled[j] << " labelled, " << s->before[j] << " -> " << s->after[j];
+    if (s->labelled[j] < s->minimum)
+      std::cerr << " (kept: fewer than " << s->minimum << " labels)";
+  }
+  std::cerr << "\nwrote " << s->path << " (the model's files copied beside it)\n";
+  return 0;
+}
+
+}  // namespace
+
 int calibrateCommand(int argc, char** argv) {
   CliArgs args;
   std::string error;
   jobs::CalibrateJobOptions o;
-  const FlagSet flags = FlagSet{{"--input", "--targets"}, {"--recenter"}} + modelFlags() + inputFlags() + splitFlags();
+  const FlagSet flags = FlagSet{{"--input", "--targets", "--series", "--output"}, {"--recenter"}} + modelFlags() +
+                        inputFlags() + splitFlags();
   if (!parseFlags(args, argc, argv, flags, &error) || !readModelFlags(args, {}, &o.predictor, &error) ||
       !readInputFlags(args, &o.reader, &o.predictor, &error) || !readSplitFlags(args, &o.split, &error))
     return fail(error);
@@ -252,6 +277,11 @@ int calibrateCommand(int argc, char** argv) {
   o.input = args.get("--input");
   o.targets = splitList(args.get("--targets"));
   o.recenter = args.has("--recenter");
+  if (args.has("--series")) {
+    if (o.model_dir.empty() || !o.input.empty() || o.recenter)
+      return fail("calibrate --series FILE needs --model DIR and --output DIR, and takes no --input or --recenter");
+    return seriesCommand(args, o);
+  }
   if (o.model_dir.empty() || o.input.empty())
     return fail("calibrate needs --model DIR (a train output directory) and --input");
   auto summary = jobs::runCalibrate(o);

@@ -125,6 +125,7 @@ std::map<std::string, std::string> metadataOf(const TrustData& t, const std::str
           {"uncertainty_borderline", num(t.domain.uncertainty_borderline)},
           {"uncertainty_out", num(t.domain.uncertainty_out)},
           {"split", t.split_json},
+          {"series", t.series},
           {"rows", jsonStrings({std::to_string(t.train_rows), std::to_string(t.valid_rows),
                                 std::to_string(t.calibration_rows), std::to_string(t.test_rows)})},
           {"data_sha256", data_sha256}};
@@ -338,6 +339,7 @@ Status readHeaderFields(const TrustReader& r, TrustData& t) {
   t.domain.similarity_borderline = border;
   t.domain.similarity_out = out;
   t.split_json = split;
+  if (auto series = r.meta("series"); series.isOk()) t.series = series.value();  // optional
   int64_t* counts[] = {&t.train_rows, &t.valid_rows, &t.calibration_rows, &t.test_rows};
   for (size_t i = 0; i < 4; ++i) *counts[i] = std::atoll(rows[i].c_str());
   return Status::ok();

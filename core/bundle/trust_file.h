@@ -90,6 +90,9 @@ struct TrustData {
   ReferenceSet reference;
   LatentReference latent;
   std::string split_json;  // the split options of the training run (evaluate reproduces them)
+  // After `calibrate --series`: what the conformal scores were recalibrated on (JSON: file, its
+  // SHA-256, molecules per output); empty when they come from the training run's calibration fold.
+  std::string series;
   int64_t train_rows = 0, valid_rows = 0, calibration_rows = 0, test_rows = 0;
 };
 

@@ -1,8 +1,12 @@
 #include "jobs/trust_builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 
+#include "common/json_writer.h"
+#include "common/sha256.h"
 #include "common/stats.h"
 #include "jobs/train_job.h"
 #include "model/loader.h"
@@ -246,6 +250,101 @@ Result<TrustBuildSummary> runCalibrate(const CalibrateJobOptions& options) {
   auto built = buildTrust(in);
   if (built.isOk()) built->output_offset = offsets;
   return built;
+}
+
+namespace {
+
+// The series' labels as one column per model output (NaN for outputs the file does not label).
+Result<LabelledData> readSeries(const SeriesCalibrationOptions& o, predict::Predictor& model,
+                                std::vector<std::string>* outputs) {
+  for (int j = 0; j < model.numOutputs(); ++j) outputs->push_back(model.model().metadata.outputName(j));
+  LabelledDataOptions read;
+  read.input = o.input;
+  read.targets = o.targets.empty() ? *outputs : o.targets;
+  std::vector<size_t> column;
+  for (const auto& t : read.targets) {
+    const auto at = std::find(outputs->begin(), outputs->end(), t);
+    if (at == outputs->end())
+      return Status(StatusCode::InvalidArgument, "--targets: '" + t + "' is not an output of the model");
+    column.push_back(static_cast<size_t>(at - outputs->begin()));
+  }
+  read.reader = o.reader;
+  read.featurize = model.featurizeOptions();
+  read.featurize.domain = true;
+  auto data = readLabelled(read);
+  if (!data.isOk()) return data.status();
+  for (auto& row : data->targets) {
+    std::vector<float> full(outputs->size(), std::nanf(""));
+    for (size_t k = 0; k < column.size(); ++k) full[column[k]] = row[k];
+    row = std::move(full);
+  }
+  return data;
+}
+
+std::string seriesJson(const SeriesCalibrationOptions& o, const std::vector<int>& labelled) {
+  std::ostringstream out;
+  JsonWriter w(out);
+  auto sha = sha256File(o.input);
+  w.beginObject().field("file", std::filesystem::path(o.input).filename().string());
+  w.field("sha256", sha.isOk() ? sha.value() : std::string()).key("labelled").beginArray();
+  for (int n : labelled) w.value(n);
+  w.endArray().endObject();
+  return out.str();
+}
+
+std::vector<double> pooledQ90(const bundle::TrustData& t) {
+  std::vector<double> q;
+  for (const auto& s : t.calibration_scores) {
+    auto c = stats::ConformalScores::fromScores(s);
+    q.push_back(c.isOk() ? c->quantile(0.9) : std::nan(""));
+  }
+  return q;
+}
+
+}  // namespace
+
+Result<SeriesCalibrationSummary> runSeriesCalibration(const SeriesCalibrationOptions& o) {
+  namespace fs = std::filesystem;
+  if (o.output_dir.empty())
+    return Status(StatusCode::InvalidArgument, "calibrate --series needs --output DIR (a new model directory)");
+  if (fs::exists(o.output_dir))
+    return Status(StatusCode::InvalidArgument, "'" + o.output_dir + "' exists: --output must be a new directory");
+  auto trust = bundle::readTrust(o.model_dir + "/" + bundle::kTrustFile);
+  if (!trust.isOk()) return trust.status();
+  auto primary = openPlain(o.model_dir, o.predictor, /*embeddings=*/true);
+  if (!primary.isOk()) return primary.status();
+  auto& model = *primary.value();
+  if (trust->model_sha256 != model.model().sha256 || trust->adapter_sha256 != model.model().adapter_sha256)
+    return Status(StatusCode::InvalidArgument, "the trust data in '" + o.model_dir +
+                                                   "' was built for other weights: run calibrate on it first");
+  SeriesCalibrationSummary summary;
+  auto data = readSeries(o, model, &summary.outputs);
+  if (!data.isOk()) return data.status();
+  const std::vector<data::Subset> all(data->rows.size(), data::Subset::Calib);
+  const Fold series = foldOf(data.value(), all, data::Subset::Calib);
+  std::vector<std::vector<std::vector<float>>> values;
+  std::vector<std::vector<float>> embeddings;
+  addMember(model, series, trust->outputs, values, &embeddings);
+  for (const auto& member : trust->members) {
+    auto m = openPlain(o.model_dir + "/" + member, o.predictor);
+    if (!m.isOk()) return m.status();
+    addMember(*m.value(), series, trust->outputs, values);
+  }
+  const predict::TrustAssessor probe(trust.value());
+  auto fold = trustFold(data.value(), series, std::move(values), probe, embeddings);
+  for (double& d : fold.latent) d = std::isfinite(d) ? d / trust->latent.scale : 1.0;
+  summary.before = pooledQ90(trust.value());
+  summary.labelled = predict::recalibrateOnSeries(trust.value(), fold);
+  summary.after = pooledQ90(trust.value());
+  summary.rows = static_cast<int64_t>(series.rows.size());
+  summary.minimum = predict::kSeriesMinimum;
+  trust->series = seriesJson(o, summary.labelled);
+  std::error_code ec;
+  fs::copy(o.model_dir, o.output_dir, fs::copy_options::recursive, ec);
+  if (ec) return Status(StatusCode::IoError, "copying '" + o.model_dir + "' to '" + o.output_dir + "': " + ec.message());
+  summary.path = o.output_dir + "/" + bundle::kTrustFile;
+  if (Status s = bundle::writeTrust(summary.path, trust.value()); !s.isOk()) return s;
+  return summary;
 }
 
 }  // namespace gs::jobs

@@ -47,4 +47,28 @@ struct CalibrateJobOptions {
 };
 Result<TrustBuildSummary> runCalibrate(const CalibrateJobOptions& options);
 
+// `graphormer-cli calibrate --series`: a copy of a model directory whose intervals are calibrated
+// on a labelled series of the user's own molecules (predict/trust.h, recalibrateOnSeries): the
+// training run's calibration fold stands for the training data's chemistry, not for a new series,
+// whose errors can be larger at every similarity. σ, the domain and the model are kept; the model
+// directory itself is not changed.
+struct SeriesCalibrationOptions {
+  std::string model_dir;
+  std::string input;                 // labelled series (CSV / SDF), columns named like the outputs
+  std::string output_dir;            // new directory: the model's files and the recalibrated trust
+  std::vector<std::string> targets;  // outputs labelled in the file; empty = every output
+  data::ReaderOptions reader;
+  predict::PredictorOptions predictor;
+};
+
+struct SeriesCalibrationSummary {
+  std::string path;                      // the new trust file
+  std::vector<std::string> outputs;      // the model's
+  std::vector<int> labelled;             // series labels per output
+  std::vector<double> before, after;     // pooled 90 % multiplier per output
+  int64_t rows = 0;                      // usable series molecules
+  int minimum = 0;                       // labels an output needs to be recalibrated
+};
+Result<SeriesCalibrationSummary> runSeriesCalibration(const SeriesCalibrationOptions& options);
+
 }  // namespace gs::jobs

@@ -164,6 +164,14 @@ int pickMix(const std::vector<MixScore>& mixes, double tolerance = kMixWidthTole
 // large enough), residuals and similarity thresholds from `calibration`. `trust` must hold the
 // outputs, reference set and domain sets already.
 Status fitTrust(bundle::TrustData& trust, const TrustFold& valid, const TrustFold& calibration);
+// `calibrate --series`: replaces each output's conformal scores and residuals with those of a
+// labelled series of the user's own chemistry, keeping σ's weights, the reference set and the
+// domain's thresholds. A recalibrated output's scores are pooled (its similarity bins are dropped:
+// the series is one population). An output with fewer than `min_labelled` labels in the series
+// keeps the training run's scores. Returns each output's labelled count in the series.
+inline constexpr int kSeriesMinimum = 20;
+std::vector<int> recalibrateOnSeries(bundle::TrustData& trust, const TrustFold& series,
+                                     int min_labelled = kSeriesMinimum);
 // The uncertainty rule's medians and thresholds, the molecule's and each output's, from the
 // calibration fold (after σ's weights; fitTrust calls it).
 void fitUncertaintyBand(bundle::TrustData& trust, const TrustFold& calibration);

@@ -223,6 +223,27 @@ Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& c
   return Status::ok();
 }
 
+std::vector<int> recalibrateOnSeries(bundle::TrustData& t, const TrustFold& series, int min_labelled) {
+  std::vector<int> labelled;
+  t.calibration_scores.resize(static_cast<size_t>(t.outputs));
+  t.calibration_residuals.resize(static_cast<size_t>(t.outputs));
+  for (int j = 0; j < t.outputs; ++j) {
+    const OutputFold s = outputFold(series, j);
+    labelled.push_back(static_cast<int>(s.error.size()));
+    if (labelled.back() < min_labelled) continue;
+    auto& scores = t.calibration_scores[static_cast<size_t>(j)];
+    auto& residuals = t.calibration_residuals[static_cast<size_t>(j)];
+    scores.clear(), residuals.clear();
+    for (size_t i = 0; i < s.error.size(); ++i) scores.push_back(score(t, j, s, i)), residuals.push_back(s.error[i]);
+    std::sort(scores.begin(), scores.end());
+    std::sort(residuals.begin(), residuals.end());
+    if (static_cast<size_t>(j) < t.binned_scores.size()) t.binned_scores[static_cast<size_t>(j)].clear();
+  }
+  const bool binned = std::any_of(t.binned_scores.begin(), t.binned_scores.end(), [](const auto& b) { return !b.empty(); });
+  if (!binned) t.binned_scores.clear(), t.score_bin_edges.clear();
+  return labelled;
+}
+
 void fitUncertaintyBand(bundle::TrustData& t, const TrustFold& calibration) {
   const size_t n = calibration.values.size();
   std::vector<std::vector<double>> sigma(n);  // [molecule][output], every calibration molecule

@@ -163,6 +163,53 @@ TEST(TrustShift, BinsAndOutputThresholdsSurviveTheFile) {
   EXPECT_FALSE(bundle::writeTrust(path, broken).isOk());
 }
 
+// A series of the user's own chemistry whose errors are three times those of the training run's
+// calibration fold at every similarity (what drug-like molecules did to the bundled models): the
+// training run's intervals miss it; recalibrated on 200 labelled members they cover fresh ones.
+TEST(TrustShift, ASeriesRecalibrationCoversMoleculesOfThatSeries) {
+  std::mt19937 rng(31);
+  auto t = smallTrust(2);
+  auto fold = [&](int n, double noise, bool second_labelled) {
+    predict::TrustFold f;
+    std::uniform_real_distribution<double> u(0, 1);
+    std::normal_distribution<double> z(0, 1);
+    for (int i = 0; i < n; ++i) {
+      f.nn_similarity.push_back(u(rng));
+      f.distance.push_back(u(rng));
+      const float y = static_cast<float>(z(rng) * noise);
+      f.labels.push_back({y, second_labelled ? y : std::nanf("")});
+      f.values.push_back({{0.0f, 0.0f}, {static_cast<float>(0.05 * z(rng)), static_cast<float>(0.05 * z(rng))}});
+    }
+    return f;
+  };
+  ASSERT_TRUE(predict::fitTrust(t, fold(1000, 0.2, true), fold(2000, 0.2, true)).isOk());
+  ASSERT_FALSE(t.binned_scores.empty());
+  const auto fresh = fold(4000, 0.6, true);
+  auto covered = [&](const bundle::TrustData& data, int j) {
+    const predict::TrustAssessor a(data);
+    double inside = 0;
+    for (size_t i = 0; i < fresh.labels.size(); ++i) {
+      const double sigma = predict::sigmaOfMolecule(data.sigma, j, fresh.terms(i, j));
+      inside += std::fabs(fresh.labels[i][static_cast<size_t>(j)]) <= a.halfWidth(j, sigma, 0.9, fresh.nn_similarity[i]);
+    }
+    return inside / double(fresh.labels.size());
+  };
+  EXPECT_LT(covered(t, 0), 0.6) << "the training run's calibration does not stand for this series";
+  auto series = t;
+  const auto labelled = predict::recalibrateOnSeries(series, fold(200, 0.6, false));
+  EXPECT_EQ(labelled, (std::vector<int>{200, 0}));
+  EXPECT_NEAR(covered(series, 0), 0.9, 0.04);
+  EXPECT_TRUE(series.binned_scores[0].empty()) << "the series is one population: pooled scores";
+  EXPECT_EQ(series.calibration_scores[0].size(), 200u);
+  EXPECT_EQ(series.calibration_scores[1], t.calibration_scores[1]) << "an output the series does not label keeps its scores";
+  EXPECT_EQ(series.binned_scores[1], t.binned_scores[1]);
+  EXPECT_EQ(series.sigma.distance_weight, t.sigma.distance_weight) << "σ is the model's";
+  auto few = t;
+  EXPECT_EQ(predict::recalibrateOnSeries(few, fold(predict::kSeriesMinimum - 1, 0.6, true)),
+            (std::vector<int>{predict::kSeriesMinimum - 1, predict::kSeriesMinimum - 1}));
+  EXPECT_EQ(few.calibration_scores, t.calibration_scores) << "too few labels: nothing changes";
+}
+
 // σ's mix: nearly as narrow is as good; then the mix that ranks the errors best wins.
 TEST(TrustShift, AmongNearlyAsNarrowMixesTheOneThatRanksErrorsBestWins) {
   const std::vector<predict::MixScore> mixes = {
