@@ -81,6 +81,7 @@ std::map<std::string, Array> arraysOf(const TrustData& t) {
       "F64", t.sigma.latent_weight.empty() ? std::vector<double>(static_cast<size_t>(t.outputs), 0.0) : t.sigma.latent_weight);
   a["sigma_residual_weight"] = makeArray(
       "F64", t.sigma.residual_weight.empty() ? std::vector<double>(static_cast<size_t>(t.outputs), 0.0) : t.sigma.residual_weight);
+  if (!t.sigma.residual_prior.empty()) a["sigma_residual_prior"] = makeArray("F64", t.sigma.residual_prior);
   if (!t.domain.sigma_median.empty()) a["sigma_median"] = makeArray("F64", t.domain.sigma_median);
   a["latent_reference"] = makeArray("F32", t.latent.embeddings, {t.latent.size(), t.latent.dim});
   for (int j = 0; j < t.outputs; ++j) {
@@ -115,6 +116,7 @@ std::map<std::string, std::string> metadataOf(const TrustData& t, const std::str
           {"distance_share", num(t.sigma.distance_share)},
           {"neighbours", std::to_string(t.sigma.neighbours)},
           {"residual_neighbours", std::to_string(t.sigma.residual_neighbours)},
+          {"residual_fade_similarity", num(t.sigma.residual_fade_similarity)},
           {"fingerprint_length", std::to_string(t.reference.fingerprints.empty()
                                                     ? 0
                                                     : t.reference.fingerprints[0].words.size() * 64)},
@@ -145,7 +147,8 @@ Status checkSizes(const TrustData& t) {
   if (t.calibration_scores.size() != outs || t.calibration_residuals.size() != outs || t.sigma.beta.size() != outs ||
       t.sigma.ensemble_weight.size() != outs || t.sigma.distance_weight.size() != outs ||
       (t.sigma.latent_weight.size() != outs && !t.sigma.latent_weight.empty()) ||
-      (t.sigma.residual_weight.size() != outs && !t.sigma.residual_weight.empty()))
+      (t.sigma.residual_weight.size() != outs && !t.sigma.residual_weight.empty()) ||
+      (t.sigma.residual_prior.size() != outs && !t.sigma.residual_prior.empty()))
     return Status(StatusCode::InvalidArgument, "trust data: per-output arrays do not match the outputs");
   if (t.latent.dim < 0 || (t.latent.dim > 0 && t.latent.embeddings.size() % static_cast<size_t>(t.latent.dim) != 0) ||
       (t.latent.dim == 0 && !t.latent.embeddings.empty()) || !(t.latent.scale > 0))
@@ -450,6 +453,13 @@ Status readArrays(const TrustReader& r, TrustData& t) {
   if (r.has("sigma_residual_weight")) {
     GS_TRY(e, r.array<double>("sigma_residual_weight", "F64", outs));
     t.sigma.residual_weight = std::move(e);
+  }
+  if (r.has("sigma_residual_prior")) {  // version 6
+    GS_TRY(prior, r.array<double>("sigma_residual_prior", "F64", outs));
+    GS_TRY(fade, r.number("residual_fade_similarity"));
+    if (fade < 0 || fade > 1) return r.error("inconsistent metadata");
+    t.sigma.residual_prior = std::move(prior);
+    t.sigma.residual_fade_similarity = fade;
   }
   for (int j = 0; j < outs; ++j) {
     GS_TRY(s, r.array<double>("calibration_scores_" + std::to_string(j), "F64"));

@@ -26,8 +26,8 @@
 namespace gs::bundle {
 
 inline constexpr const char* kTrustFile = "trust.safetensors";
-inline constexpr int kTrustVersion = 5;  // 1 (no latent term), 2 (dense fingerprints), 3 (no neighbour-error term),
-                                         // 4 (one calibration bin, one band per molecule) still read
+inline constexpr int kTrustVersion = 6;  // 1 (no latent term), 2 (dense fingerprints), 3 (no neighbour-error term),
+                                         // 4 (one calibration bin, one band per molecule), 5 (r(x) not faded) still read
 
 struct SigmaModel {
   std::vector<double> ensemble_weight, distance_weight, beta;  // a_j, b_j, β_j per output
@@ -36,6 +36,11 @@ struct SigmaModel {
   double distance_share = 0;  // λ chosen on the validation fold (0 = ensemble only, 1 = distance only)
   int neighbours = 5;         // k of d(x)
   int residual_neighbours = 20;  // k of r_j(x): the nearest training molecules whose errors are averaged
+  // Version 6: r_j(x) fades toward residual_prior[j] (the validation fold's mean |error|) as the
+  // mean similarity of the nearest training molecules, 1 − d(x), falls below
+  // residual_fade_similarity (its validation median); 0 / empty before: no fade.
+  double residual_fade_similarity = 0;
+  std::vector<double> residual_prior;
 };
 
 struct DomainRules {

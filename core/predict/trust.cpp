@@ -67,6 +67,12 @@ double sigmaFromWeights(const std::array<double, 4>& w, const SigmaTerms& t) {
   return w[0] * t.spread + w[1] * t.distance + w[2] * t.latent + w[3] * t.neighbour_error;
 }
 
+void fadeNeighbourError(const bundle::SigmaModel& s, double distance, std::vector<double>& r) {
+  if (!(s.residual_fade_similarity > 0) || s.residual_prior.size() != r.size()) return;
+  const double w = std::clamp((1.0 - distance) / s.residual_fade_similarity, 0.0, 1.0);
+  for (size_t j = 0; j < r.size(); ++j) r[j] = w * r[j] + (1.0 - w) * s.residual_prior[j];
+}
+
 double sigmaOfMolecule(const bundle::SigmaModel& s, int j, const SigmaTerms& t) {
   const auto k = static_cast<size_t>(j);
   const auto at = [k](const std::vector<double>& w) { return k < w.size() ? w[k] : 0.0; };
@@ -230,6 +236,7 @@ TrustRow TrustAssessor::assess(const chem::DomainFeatures& f, const std::vector<
   const double d = assessDomain(f, row);
   const DomainBand structural = row.band;
   row.distance = d;
+  fadeNeighbourError(data_.sigma, d, row.neighbour_error);
   const double raw = rawLatentDistance(embedding);
   row.latent = std::isfinite(raw) ? raw / data_.latent.scale : 1.0;
   const auto& s = data_.sigma;

@@ -185,7 +185,35 @@ void fitScoreBins(bundle::TrustData& t, const TrustFold& calibration) {
 
 }  // namespace
 
-Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& calibration) {
+namespace {
+
+// The fade of r(x) (fadeNeighbourError): the validation fold's median of 1 − d(x) and its mean
+// |error| per output; none without r(x).
+void fitResidualFade(bundle::TrustData& t, const TrustFold& valid) {
+  t.sigma.residual_fade_similarity = 0;
+  t.sigma.residual_prior.clear();
+  if (valid.neighbour_error.empty() || valid.distance.empty()) return;
+  std::vector<double> similarity;
+  for (double d : valid.distance) similarity.push_back(1.0 - d);
+  t.sigma.residual_fade_similarity = std::clamp(stats::median(similarity), 0.0, 1.0);
+  for (int j = 0; j < t.outputs; ++j) {
+    const auto e = outputFold(valid, j).error;
+    t.sigma.residual_prior.push_back(e.empty() ? 0.0 : std::accumulate(e.begin(), e.end(), 0.0) / double(e.size()));
+  }
+}
+
+// `fold` with its r(x) faded as the trust data says.
+TrustFold faded(const bundle::TrustData& t, TrustFold fold) {
+  for (size_t i = 0; i < fold.neighbour_error.size() && i < fold.distance.size(); ++i)
+    fadeNeighbourError(t.sigma, fold.distance[i], fold.neighbour_error[i]);
+  return fold;
+}
+
+}  // namespace
+
+Status fitTrust(bundle::TrustData& t, const TrustFold& raw_valid, const TrustFold& raw_calibration) {
+  fitResidualFade(t, raw_valid);
+  const TrustFold valid = faded(t, raw_valid), calibration = faded(t, raw_calibration);
   if (calibration.labels.empty())
     return Status(StatusCode::InvalidArgument, "no calibration molecules: the trust data needs a calibration fold");
   if (valid.labels.empty())
@@ -223,7 +251,8 @@ Status fitTrust(bundle::TrustData& t, const TrustFold& valid, const TrustFold& c
   return Status::ok();
 }
 
-std::vector<int> recalibrateOnSeries(bundle::TrustData& t, const TrustFold& series, int min_labelled) {
+std::vector<int> recalibrateOnSeries(bundle::TrustData& t, const TrustFold& raw_series, int min_labelled) {
+  const TrustFold series = faded(t, raw_series);
   std::vector<int> labelled;
   t.calibration_scores.resize(static_cast<size_t>(t.outputs));
   t.calibration_residuals.resize(static_cast<size_t>(t.outputs));

@@ -5,7 +5,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <filesystem>
 #include <random>
 
@@ -148,6 +150,8 @@ TEST(TrustShift, BinsAndOutputThresholdsSurviveTheFile) {
   auto t = smallTrust(1);
   ASSERT_TRUE(predict::fitTrust(t, shiftedFold(1000, rng), shiftedFold(2000, rng)).isOk());
   ASSERT_FALSE(t.binned_scores.empty());
+  t.sigma.residual_prior = {0.3125};
+  t.sigma.residual_fade_similarity = 0.4375;
   const auto path = (fs::temp_directory_path() / ("gs_trust_shift_" + std::to_string(::getpid()))).string();
   ASSERT_TRUE(bundle::writeTrust(path, t).isOk());
   auto back = bundle::readTrust(path);
@@ -157,10 +161,15 @@ TEST(TrustShift, BinsAndOutputThresholdsSurviveTheFile) {
   EXPECT_EQ(back->binned_scores, t.binned_scores);
   EXPECT_EQ(back->domain.output_sigma_borderline, t.domain.output_sigma_borderline);
   EXPECT_EQ(back->domain.output_sigma_out, t.domain.output_sigma_out);
+  EXPECT_EQ(back->sigma.residual_prior, t.sigma.residual_prior);
+  EXPECT_DOUBLE_EQ(back->sigma.residual_fade_similarity, t.sigma.residual_fade_similarity);
   // Bins that do not match their edges are refused.
   auto broken = t;
   broken.binned_scores[0].pop_back();
   EXPECT_FALSE(bundle::writeTrust(path, broken).isOk());
+  auto no_prior = t;
+  no_prior.sigma.residual_prior = {0.1, 0.2};
+  EXPECT_FALSE(bundle::writeTrust(path, no_prior).isOk()) << "one prior per output";
 }
 
 // A series of the user's own chemistry whose errors are three times those of the training run's
@@ -208,6 +217,41 @@ TEST(TrustShift, ASeriesRecalibrationCoversMoleculesOfThatSeries) {
   EXPECT_EQ(predict::recalibrateOnSeries(few, fold(predict::kSeriesMinimum - 1, 0.6, true)),
             (std::vector<int>{predict::kSeriesMinimum - 1, predict::kSeriesMinimum - 1}));
   EXPECT_EQ(few.calibration_scores, t.calibration_scores) << "too few labels: nothing changes";
+}
+
+// r(x) averages the training neighbours' fitted errors: the farther they are, the more it gives way
+// to the held-out error of the validation fold.
+TEST(TrustShift, TheNeighboursErrorFadesToTheHeldOutErrorFarFromTraining) {
+  bundle::SigmaModel s;
+  std::vector<double> r{0.2, 1.0};
+  predict::fadeNeighbourError(s, 0.9, r);
+  EXPECT_EQ(r, (std::vector<double>{0.2, 1.0})) << "no fade in the trust data: unchanged";
+  s.residual_fade_similarity = 0.4;
+  s.residual_prior = {0.6, 3.0};
+  auto at = [&](double distance) {
+    auto v = std::vector<double>{0.2, 1.0};
+    predict::fadeNeighbourError(s, distance, v);
+    return v;
+  };
+  EXPECT_EQ(at(0.5), (std::vector<double>{0.2, 1.0})) << "neighbours as similar as the validation median's";
+  const auto half = at(0.8);  // mean similarity 0.2: half-way
+  EXPECT_NEAR(half[0], 0.4, 1e-12);
+  EXPECT_NEAR(half[1], 2.0, 1e-12);
+  EXPECT_EQ(at(1.0), s.residual_prior);
+
+  // Fitted: the validation fold's median similarity and mean |error| per output.
+  std::mt19937 rng(37);
+  auto t = smallTrust(1);
+  auto fold = shiftedFold(1000, rng);
+  fold.neighbour_error.assign(fold.labels.size(), {0.1});
+  ASSERT_TRUE(predict::fitTrust(t, fold, shiftedFold(1000, rng)).isOk());
+  std::vector<double> similarity, error;
+  for (size_t i = 0; i < fold.labels.size(); ++i)
+    similarity.push_back(1 - fold.distance[i]), error.push_back(std::fabs(fold.labels[i][0] - fold.values[i][0][0]));
+  std::sort(similarity.begin(), similarity.end());
+  EXPECT_NEAR(t.sigma.residual_fade_similarity, (similarity[499] + similarity[500]) / 2, 1e-12);
+  ASSERT_EQ(t.sigma.residual_prior.size(), 1u);
+  EXPECT_NEAR(t.sigma.residual_prior[0], std::accumulate(error.begin(), error.end(), 0.0) / 1000, 1e-9);
 }
 
 // σ's mix: nearly as narrow is as good; then the mix that ranks the errors best wins.
