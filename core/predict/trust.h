@@ -164,10 +164,12 @@ inline constexpr double kMixWidthTolerance = 0.01;
 // highest Spearman (NaN counts as lowest; the first on ties); -1 when no width is finite.
 int pickMix(const std::vector<MixScore>& mixes, double tolerance = kMixWidthTolerance);
 
-// Chooses σ's weights on `valid` (the mix of spread, distance, latent distance and neighbour error
-// that pickMix takes, scaled so that median σ = median |error|, β = 5 % of median σ), then fills the calibration scores (pooled, and per similarity bin where the fold is
-// large enough), residuals and similarity thresholds from `calibration`. `trust` must hold the
-// outputs, reference set and domain sets already.
+// Chooses σ's weights on `valid` (r(x) faded first with the fold's median similarity and mean
+// |error|; then the mix of spread, distance, latent distance and neighbour error that pickMix
+// takes, scaled so that median σ = median |error|, β = 5 % of median σ), then fills the
+// calibration scores (pooled, and per similarity bin where the fold is large enough), residuals
+// and similarity thresholds from `calibration`. `trust` must hold the outputs, reference set and
+// domain sets already.
 Status fitTrust(bundle::TrustData& trust, const TrustFold& valid, const TrustFold& calibration);
 // `calibrate --series`: replaces each output's conformal scores and residuals with those of a
 // labelled series of the user's own chemistry, keeping σ's weights, the reference set and the
