@@ -342,7 +342,11 @@ Status readHeaderFields(const TrustReader& r, TrustData& t) {
   t.domain.similarity_borderline = border;
   t.domain.similarity_out = out;
   t.split_json = split;
-  if (auto series = r.meta("series"); series.isOk()) t.series = series.value();  // optional
+  if (auto series = r.meta("series"); series.isOk() && !series->empty()) {  // optional: calibrate --series
+    auto json = JsonValue::parse(series.value());
+    if (!json.isOk() || !json->isObject()) return r.error("metadata 'series' is not a JSON object");
+    t.series = series.value();
+  }
   int64_t* counts[] = {&t.train_rows, &t.valid_rows, &t.calibration_rows, &t.test_rows};
   for (size_t i = 0; i < 4; ++i) *counts[i] = std::atoll(rows[i].c_str());
   return Status::ok();

@@ -151,6 +151,8 @@ Status writeRunRecord(const std::string& csv_path, const RunRecord& m, int64_t r
       .field("file", m.trust_path)
       .field("members", m.trust_members)
       .field("calibration_molecules", m.calibration_rows)
+      .key("series")
+      .raw(m.trust_series.empty() ? "null" : m.trust_series)
       .field("confidence", m.confidence)
       .field("note", m.trust_note)
       .endObject();

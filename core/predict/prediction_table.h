@@ -53,6 +53,7 @@ struct RunRecord {
   std::string trust_path, trust_note;
   int trust_members = 0;
   int64_t calibration_rows = 0;
+  std::string trust_series;  // JSON: the series the intervals were recalibrated on (calibrate --series); "" = none
   double confidence = 0;
   bool strip_salts = false;
   bool mirror_averaged =

@@ -126,6 +126,7 @@ RunRecord Predictor::runRecord() const {
     info.trust_path = trust_->path();
     info.trust_members = trust_->members();
     info.calibration_rows = trust_->assessor().data().calibration_rows;
+    info.trust_series = trust_->assessor().data().series;
   }
   return info;
 }

@@ -77,6 +77,13 @@ TEST(TrustTrain, CalibratingOnASeriesWritesACopyAndLeavesTheModelAlone) {
   EXPECT_NE(t->series.find("\"series.csv\""), std::string::npos) << t->series;
   EXPECT_EQ(static_cast<int64_t>(t->calibration_scores[0].size()), s->rows);
   EXPECT_GT(halfWidth90(o.output_dir, "c1ccccc1O"), 2 * halfWidth90(model, "c1ccccc1O"));
+  predict::PredictorOptions po;
+  po.model.path = o.output_dir;
+  auto copy = predict::Predictor::open(po);
+  ASSERT_TRUE(copy.isOk()) << copy.status().toString();
+  EXPECT_EQ(copy.value()->runRecord().trust_series, t->series) << "the run record says what calibrated the intervals";
+  po.model.path = model;
+  EXPECT_EQ(predict::Predictor::open(po).value()->runRecord().trust_series, "");
 
   EXPECT_FALSE(jobs::runSeriesCalibration(o).isOk()) << "an existing output directory is refused";
   auto wrong = o;
