@@ -12,6 +12,16 @@
 #include "common/resources.h"
 
 namespace gs::ui {
+namespace {
+
+QString trustLine(const ModelCard& card) {
+  if (!card.calibration_series.isEmpty())
+    return ModelCardView::tr("<br>Trust: intervals calibrated on your series %1 (calibrate --series)")
+        .arg(card.calibration_series.toHtmlEscaped());
+  return ModelCardView::tr("<br>Trust: intervals calibrated on %1 held-out molecules").arg(card.calibration_molecules);
+}
+
+}  // namespace
 
 ModelCardView::ModelCardView(QWidget* parent) : QGroupBox(tr("Model"), parent) {
   auto* layout = new QVBoxLayout(this);
@@ -81,7 +91,7 @@ void ModelCardView::showCard(const ModelCard& card) {
                       .arg(card.heads)
                       .arg(QLocale().toString(card.parameters)) +
                   (card.trust_note.isEmpty()
-                       ? tr("<br>Trust: intervals calibrated on %1 held-out molecules").arg(card.calibration_molecules)
+                       ? trustLine(card)
                        : QStringLiteral("<br><i>%1</i>").arg(card.trust_note.toHtmlEscaped())));
   selectBundled(card.path);
   label_->setToolTip(tr("%1\nSHA-256 %2\nGraph index convention the model was trained with: %3")

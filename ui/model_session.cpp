@@ -23,6 +23,7 @@ ModelCard modelCard(const jobs::ModelSummary& s) {
   card.notes = toQt(s.notes);
   card.trust_note = QString::fromStdString(s.trust_note);
   card.calibration_molecules = static_cast<int>(s.calibration_molecules);
+  card.calibration_series = QString::fromStdString(s.calibration_series);
   card.label_range = s.label_range;
   return card;
 }

@@ -37,6 +37,7 @@ struct ModelCard {
   // Trust: "" when the model has trust data, else why not; the training labels' range per output.
   QString trust_note;
   int calibration_molecules = 0;
+  QString calibration_series;  // after calibrate --series: the series file
   std::vector<std::pair<double, double>> label_range;
 };
 

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "bundle/trust_file.h"
+#include "common/json_value.h"
 #include "model/loader.h"
 #include "predict/prediction_table.h"
 #include "predict/trust_ensemble.h"
@@ -28,6 +29,8 @@ void addTrust(const model::LoadedModel& m, ModelSummary& s) {
     return;
   }
   s.calibration_molecules = trust->calibration_rows;
+  if (auto series = JsonValue::parse(trust->series); !trust->series.empty() && series.isOk())
+    if (const JsonValue* file = series->find("file"); file && file->isString()) s.calibration_series = file->asString();
   const auto& ref = trust->reference;
   for (int j = 0; j < trust->outputs; ++j) {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;

@@ -31,6 +31,7 @@ struct ModelSummary {
   // training labels' range per output (NaN-free; +inf/-inf for an output with no label).
   std::string trust_note;
   int64_t calibration_molecules = 0;
+  std::string calibration_series;  // after calibrate --series: the series file's name
   std::vector<std::pair<double, double>> label_range;
 };
 

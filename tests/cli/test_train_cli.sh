@@ -68,6 +68,31 @@ grep -q "trust file '.*trust.safetensors'.*SHA-256" "$tmp/e.txt" || { cat "$tmp/
 "$cli" predict --model "$tmp/model" --input "$tmp/t.csv" --output "$tmp/x.csv" --no-trust --quiet 2>/dev/null
 cp "$tmp/trust.orig" "$tmp/model/trust.safetensors"
 
+# calibrate --series: a copy whose intervals come from a labelled series (here one whose TPSA is
+# 50 higher than the model learnt); the model's own directory is not changed.
+{ echo "smiles,tpsa"; awk -F, '!/^#/ { n++ } n > 300 && n <= 340 { print $1 "," $2 + 50 }' "$tpsa"; } > "$tmp/series.csv"
+"$cli" calibrate --model "$tmp/model" --series "$tmp/series.csv" --output "$tmp/series-model" 2> "$tmp/ser.txt" \
+  || { cat "$tmp/ser.txt"; exit 1; }
+grep -q "tpsa: 40 labelled" "$tmp/ser.txt" || { cat "$tmp/ser.txt"; exit 1; }
+cmp -s "$tmp/trust.orig" "$tmp/model/trust.safetensors" || { echo "calibrate --series changed the model's trust"; exit 1; }
+"$cli" predict --model "$tmp/series-model" --input "$tmp/t.csv" --output "$tmp/ps.csv" --quiet 2>/dev/null
+grep -q '"series":{"file":"series.csv"' "$tmp/ps.csv.json" || { cat "$tmp/ps.csv.json"; exit 1; }
+grep -q '"series":null' "$tmp/p.csv.json" || { cat "$tmp/p.csv.json"; exit 1; }
+python3 - "$tmp/p.csv" "$tmp/ps.csv" <<'PY'
+import csv, sys
+a, b = (list(csv.DictReader(open(p))) for p in sys.argv[1:])
+w = lambda r: float(r["tpsa_upper"]) - float(r["tpsa_lower"])
+# The two-epoch model's intervals are already about ±45: errors 50 larger widen every one by half or more.
+wider = sum(w(y) > 1.5 * w(x) for x, y in zip(a, b) if x["status"] == "ok")
+assert all(x["tpsa"] == y["tpsa"] for x, y in zip(a, b)), "the predictions are the model's"
+assert wider == 201, f"only {wider} of 201 intervals widened for errors 50 larger"
+PY
+if "$cli" calibrate --model "$tmp/model" --series "$tmp/series.csv" --output "$tmp/series-model" 2> "$tmp/e.txt"; then
+  echo "an existing --output was overwritten"; exit 1; fi
+grep -q "must be a new directory" "$tmp/e.txt" || { cat "$tmp/e.txt"; exit 1; }
+if "$cli" calibrate --model "$tmp/model" --series "$tmp/series.csv" --input "$tmp/t.csv" --output "$tmp/s2" 2> "$tmp/e.txt"; then
+  echo "--series with --input accepted"; exit 1; fi
+
 # Scaffold split: split.csv lists every usable row with its subset.
 "$cli" train --input "$tmp/t.csv" --targets tpsa --output "$tmp/scaf" --layers 2 --dim 16 --heads 2 --ffn 16 \
     --epochs 1 --seed 1 --split scaffold 2> "$tmp/scaf.txt" || { cat "$tmp/scaf.txt"; exit 1; }

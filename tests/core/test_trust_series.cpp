@@ -9,6 +9,7 @@
 
 #include "common/compression.h"
 #include "common/sha256.h"
+#include "jobs/model_summary.h"
 #include "jobs/trust_builder.h"
 #include "predict/predictor.h"
 #include "tiny_train.h"
@@ -84,6 +85,9 @@ TEST(TrustTrain, CalibratingOnASeriesWritesACopyAndLeavesTheModelAlone) {
   EXPECT_EQ(copy.value()->runRecord().trust_series, t->series) << "the run record says what calibrated the intervals";
   po.model.path = model;
   EXPECT_EQ(predict::Predictor::open(po).value()->runRecord().trust_series, "");
+  auto opened = jobs::openForPrediction(bundle::ModelSource{o.output_dir, ""});
+  ASSERT_TRUE(opened.isOk()) << opened.status().toString();
+  EXPECT_EQ(opened->summary.calibration_series, "series.csv") << "the app's model card names the series";
 
   EXPECT_FALSE(jobs::runSeriesCalibration(o).isOk()) << "an existing output directory is refused";
   auto wrong = o;
