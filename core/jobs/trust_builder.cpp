@@ -340,10 +340,13 @@ Result<SeriesCalibrationSummary> runSeriesCalibration(const SeriesCalibrationOpt
   summary.minimum = predict::kSeriesMinimum;
   trust->series = seriesJson(o, summary.labelled);
   std::error_code ec;
-  fs::copy(o.model_dir, o.output_dir, fs::copy_options::recursive, ec);
-  if (ec) return Status(StatusCode::IoError, "copying '" + o.model_dir + "' to '" + o.output_dir + "': " + ec.message());
+  if (const auto parent = fs::path(o.output_dir).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
+  if (!ec) fs::copy(o.model_dir, o.output_dir, fs::copy_options::recursive, ec);
   summary.path = o.output_dir + "/" + bundle::kTrustFile;
-  if (Status s = bundle::writeTrust(summary.path, trust.value()); !s.isOk()) return s;
+  Status written = ec ? Status(StatusCode::IoError, "copying '" + o.model_dir + "' to '" + o.output_dir + "': " + ec.message())
+                      : bundle::writeTrust(summary.path, trust.value());
+  if (!written.isOk()) fs::remove_all(o.output_dir, ec);  // it did not exist: leave nothing half-made
+  if (!written.isOk()) return written;
   return summary;
 }
 

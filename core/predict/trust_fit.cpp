@@ -90,25 +90,6 @@ std::array<double, 4> termMedians(const OutputFold& v) {
   return m;
 }
 
-}  // namespace
-
-int pickMix(const std::vector<MixScore>& mixes, double tolerance) {
-  double narrowest = std::numeric_limits<double>::infinity();
-  for (const auto& m : mixes)
-    if (std::isfinite(m.width)) narrowest = std::min(narrowest, m.width);
-  if (!std::isfinite(narrowest)) return -1;
-  const auto rank = [](double rho) { return std::isfinite(rho) ? rho : -2.0; };
-  int best = -1;
-  for (size_t i = 0; i < mixes.size(); ++i) {
-    if (!std::isfinite(mixes[i].width) || mixes[i].width > narrowest * (1 + tolerance)) continue;
-    if (best < 0 || rank(mixes[i].spearman) > rank(mixes[static_cast<size_t>(best)].spearman))
-      best = static_cast<int>(i);
-  }
-  return best;
-}
-
-namespace {
-
 struct Candidate {
   SigmaFit fit;
   MixScore score;
@@ -183,10 +164,6 @@ void fitScoreBins(bundle::TrustData& t, const TrustFold& calibration) {
   if (!any) t.score_bin_edges.clear(), t.binned_scores.clear();
 }
 
-}  // namespace
-
-namespace {
-
 // The fade of r(x) (fadeNeighbourError): the validation fold's median of 1 − d(x) and its mean
 // |error| per output; none without r(x).
 void fitResidualFade(bundle::TrustData& t, const TrustFold& valid) {
@@ -210,6 +187,21 @@ TrustFold faded(const bundle::TrustData& t, TrustFold fold) {
 }
 
 }  // namespace
+
+int pickMix(const std::vector<MixScore>& mixes, double tolerance) {
+  double narrowest = std::numeric_limits<double>::infinity();
+  for (const auto& m : mixes)
+    if (std::isfinite(m.width)) narrowest = std::min(narrowest, m.width);
+  if (!std::isfinite(narrowest)) return -1;
+  const auto rank = [](double rho) { return std::isfinite(rho) ? rho : -2.0; };
+  int best = -1;
+  for (size_t i = 0; i < mixes.size(); ++i) {
+    if (!std::isfinite(mixes[i].width) || mixes[i].width > narrowest * (1 + tolerance)) continue;
+    if (best < 0 || rank(mixes[i].spearman) > rank(mixes[static_cast<size_t>(best)].spearman))
+      best = static_cast<int>(i);
+  }
+  return best;
+}
 
 Status fitTrust(bundle::TrustData& t, const TrustFold& raw_valid, const TrustFold& raw_calibration) {
   fitResidualFade(t, raw_valid);
