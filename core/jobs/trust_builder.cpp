@@ -97,6 +97,11 @@ bundle::LatentReference latentSample(const std::vector<engine::Prediction>& trai
   return ref;
 }
 
+// A fold's l(x) in units of `scale` (1 where the embedding distance is missing).
+void scaleLatent(predict::TrustFold& fold, double scale) {
+  for (double& d : fold.latent) d = std::isfinite(d) ? d / scale : 1.0;
+}
+
 // l(x) in units of its calibration median.
 void normaliseLatent(predict::TrustFold& valid, predict::TrustFold& calib, bundle::LatentReference& ref) {
   std::vector<double> finite;
@@ -104,8 +109,17 @@ void normaliseLatent(predict::TrustFold& valid, predict::TrustFold& calib, bundl
     if (std::isfinite(d)) finite.push_back(d);
   const double scale = finite.empty() ? 1.0 : stats::median(finite);
   ref.scale = scale > 0 ? scale : 1.0;
-  for (auto* fold : {&valid, &calib})
-    for (double& d : fold->latent) d = std::isfinite(d) ? d / ref.scale : 1.0;
+  for (auto* fold : {&valid, &calib}) scaleLatent(*fold, ref.scale);
+}
+
+// Each output's 90 % multiplier from its pooled calibration scores (NaN when too few).
+std::vector<double> pooledQ90(const bundle::TrustData& t) {
+  std::vector<double> q;
+  for (const auto& s : t.calibration_scores) {
+    auto c = stats::ConformalScores::fromScores(s);
+    q.push_back(c.isOk() ? c->quantile(0.9) : std::nan(""));
+  }
+  return q;
 }
 
 std::string memberSha(const model::LoadedModel& m) { return m.source.adapter.empty() ? m.sha256 : m.adapter_sha256; }
@@ -165,8 +179,7 @@ Result<TrustBuildSummary> buildTrust(const TrustBuildInputs& in) {
   summary.calibration = static_cast<int64_t>(calib.rows.size());
   summary.members = static_cast<int>(trust.members.size());
   summary.distance_share = trust.sigma.distance_share;
-  auto scores = stats::ConformalScores::fromScores(trust.calibration_scores[0]);
-  summary.q90 = scores.isOk() ? scores->quantile(0.9) : std::nan("");
+  summary.q90 = pooledQ90(trust)[0];
   return summary;
 }
 
@@ -292,14 +305,6 @@ std::string seriesJson(const SeriesCalibrationOptions& o, const std::vector<int>
   return out.str();
 }
 
-std::vector<double> pooledQ90(const bundle::TrustData& t) {
-  std::vector<double> q;
-  for (const auto& s : t.calibration_scores) {
-    auto c = stats::ConformalScores::fromScores(s);
-    q.push_back(c.isOk() ? c->quantile(0.9) : std::nan(""));
-  }
-  return q;
-}
 
 }  // namespace
 
@@ -332,7 +337,7 @@ Result<SeriesCalibrationSummary> runSeriesCalibration(const SeriesCalibrationOpt
   }
   const predict::TrustAssessor probe(trust.value());
   auto fold = trustFold(data.value(), series, std::move(values), probe, embeddings);
-  for (double& d : fold.latent) d = std::isfinite(d) ? d / trust->latent.scale : 1.0;
+  scaleLatent(fold, trust->latent.scale);
   summary.before = pooledQ90(trust.value());
   summary.labelled = predict::recalibrateOnSeries(trust.value(), fold);
   summary.after = pooledQ90(trust.value());
